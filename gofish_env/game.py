@@ -1,0 +1,666 @@
+"""The Go Fish rules engine: one game, from the deal to the result, under any ``Rules``.
+
+The engine owns the truth (every hand and the pool's order) and knows nothing of
+reinforcement learning. Hands are kept as cards grouped by rank, so an ask is a few list
+operations; randomness is used only for the shuffle (and a random first player).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from gofish_env.cards import (
+    JOKER,
+    RANK_POINTS,
+    build_deck,
+    card_id,
+    card_index,
+    card_str,
+    parse_card,
+    parse_rank,
+    sort_key,
+)
+from gofish_env.events import (
+    Ask,
+    Catch,
+    Deal,
+    Draw,
+    EmptyHandDraw,
+    Event,
+    GameOver,
+    GoFish,
+    Hit,
+    Out,
+    Pass,
+)
+from gofish_env.rules import Rules
+
+
+class IllegalAsk(ValueError):
+    """An ask the rules refuse; the game is left exactly as it was."""
+
+
+class Game:
+    """One game of Go Fish.
+
+    ``Game(rules, seed=...)`` shuffles and deals; ``Game.from_hands(...)`` builds an exact
+    position. Seats are 0..P-1 and "left" is seat + 1. Ranks are indices 0..12 (2..A, 13 for
+    a joker) or strings such as ``"7"`` and ``"Q"``; cards are strings such as ``"10H"``.
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None):
+        rules = Rules() if rules is None else rules
+        rng = random.Random(seed)
+        deck = build_deck(rules.decks, rules.jokers)
+        rng.shuffle(deck)
+        players = rules.players
+        if rules.first_player == "random":
+            first = rng.randrange(players)
+        elif rules.first_player == "dealer_left":
+            first = 0
+        else:
+            first = rules.first_player
+        dealt = rules.deck_size if rules.deal == "whole_deck" else rules.hand_size * players
+        hands: list[list[int]] = [[] for _ in range(players)]
+        # One card at a time from the dealer's left (the first player); the pool's top is last.
+        for i, card in enumerate(deck[len(deck) - dealt :][::-1]):
+            hands[(first + i) % players].append(card)
+        self._setup(rules, hands, deck[: len(deck) - dealt], first, None)
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[Sequence[str]],
+        pool: Sequence[str],
+        rules: Rules | None = None,
+        first_player: int = 0,
+        catches: Sequence[Sequence[str | int]] | None = None,
+    ) -> Game:
+        """An exact position: ``hands[seat]`` as card strings, ``pool`` top first.
+
+        Without ``catches`` it is an opening deal: complete sets in a hand are laid before the
+        first ask and empty hands are handled by the rules in force. With ``catches`` (ranks
+        already laid, per seat) it is a position in play. Either way hands, pool and catches
+        must hold every card of the deck exactly once.
+        """
+        rules = Rules(players=len(hands)) if rules is None else rules
+        if len(hands) != rules.players:
+            raise ValueError(
+                f"hands: {len(hands)} hands given but the rules are for {rules.players} players"
+            )
+        if isinstance(first_player, bool) or first_player not in range(rules.players):
+            raise ValueError(
+                f"first_player: got {first_player!r}; allowed: a seat from 0 to {rules.players - 1}"
+            )
+        copies: dict[int, int] = {}
+        for card in build_deck(rules.decks, rules.jokers):
+            copies[card & ~4] = copies.get(card & ~4, 0) + 1
+        remaining = dict(copies)
+
+        def take(text: str, where: str) -> int:
+            try:
+                rank, suit = parse_card(text)
+            except ValueError as error:
+                raise ValueError(f"{where}: {error}") from None
+            base = card_id(rank, suit)
+            left = remaining.get(base, 0)
+            if left == 0:
+                if base not in remaining:
+                    raise ValueError(f"{where}: {text} is not in the deck under these rules")
+                raise ValueError(f"{where}: {text} appears more often than the deck holds it")
+            remaining[base] = left - 1
+            return base | (copies[base] - left) << 2
+
+        hand_cards = [
+            [take(text, f"hand {seat}") for text in hand] for seat, hand in enumerate(hands)
+        ]
+        pool_cards = [take(text, "pool") for text in pool]
+        laid: list[list[int]] = [[] for _ in range(rules.players)]
+        laid_cards: list[int] = []
+        if catches is not None:
+            if len(catches) != rules.players:
+                raise ValueError(f"catches: {len(catches)} lists given for {rules.players} seats")
+            for seat, seat_catches in enumerate(catches):
+                for item in seat_catches:
+                    rank = item if isinstance(item, int) else parse_rank(str(item))
+                    if not 0 <= rank < rules.ranks:
+                        raise ValueError(f"catches: {item!r} is not a rank under these rules")
+                    for _ in range(rules.set_size):
+                        base = next(
+                            (
+                                card_id(rank, suit)
+                                for suit in range(4)
+                                if remaining.get(card_id(rank, suit))
+                            ),
+                            None,
+                        )
+                        if base is None:
+                            raise ValueError(
+                                f"catches: seat {seat}'s catch of {item!r} needs cards that "
+                                f"are already in hands, the pool or other catches"
+                            )
+                        laid_cards.append(base | (copies[base] - remaining[base]) << 2)
+                        remaining[base] -= 1
+                    laid[seat].append(rank)
+            for seat, hand in enumerate(hand_cards):
+                counts: dict[int, int] = {}
+                for card in hand:
+                    counts[card >> 3] = counts.get(card >> 3, 0) + 1
+                for rank, count in counts.items():
+                    if count >= rules.set_size:
+                        raise ValueError(
+                            f"hand {seat}: holds a complete set of {rank_name(rank)} in a "
+                            f"position in play; sets are laid the moment they complete"
+                        )
+        missing = [card_str(base) for base, left in remaining.items() for _ in range(left)]
+        if missing:
+            shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+            raise ValueError(
+                f"hands, pool and catches must hold the whole deck; missing {len(missing)}: "
+                f"{shown}"
+            )
+        game = cls.__new__(cls)
+        game._setup(rules, hand_cards, pool_cards[::-1], first_player, laid if catches else None)
+        game._laid_cards.update(card_index(card) for card in laid_cards)
+        return game
+
+    # ------------------------------------------------------------------ set-up
+
+    def _setup(
+        self,
+        rules: Rules,
+        hands: list[list[int]],
+        pool: list[int],
+        first: int,
+        catches: list[list[int]] | None,
+    ) -> None:
+        players = rules.players
+        self.rules = rules
+        self._players = players
+        self._set_size = rules.set_size
+        self._total_sets = rules.total_sets
+        self._card_asks = rules.ask_for == "card"
+        self._draw_now = rules.empty_hand_draw == "immediately"
+        self._draw_on_turn = rules.empty_hand_draw == "own_turn"
+        self._draw_count = rules.empty_hand_draw_count
+        self._askable_empty = rules.empty_hand_askable
+        self._ends_on_empty_hand = rules.game_end == "hand_or_pool_empty"
+        self._ends_on_out = rules.game_end == "first_out"
+        self._first_empty_wins = rules.winner == "first_empty"
+        self._left = [(seat + 1) % players for seat in range(players)]
+        self._others = [
+            tuple((seat + k) % players for k in range(1, players)) for seat in range(players)
+        ]
+        self._ask_pairs = [
+            [(target, what) for what in range(rules.ask_count)] for target in range(players)
+        ]
+        self._hands: list[list[list[int]]] = [[[] for _ in range(rules.ranks)] for _ in hands]
+        for seat, cards in enumerate(hands):
+            for card in cards:
+                self._hands[seat][card >> 3].append(card)
+        self._sizes = [len(cards) for cards in hands]
+        self._pool = pool
+        self._catches: list[list[int]] = [list(laid) for laid in catches or [[]] * players]
+        self._points = [sum(RANK_POINTS[rank] for rank in laid) for laid in self._catches]
+        self._num_caught = sum(len(laid) for laid in self._catches)
+        self._laid_cards: set[int] = set()  # card indices in catches, for exact-card asks
+        self._out = [False] * players
+        self._over = False
+        self._winners: tuple[int, ...] = ()
+        self._first_to_empty: int | None = None
+        self._current: int | None = first
+        self._num_asks = 0
+        self._legal: tuple | None = None
+        self._events: list[Event] = [Deal(tuple(self._sizes), len(pool), first)]
+        if catches is not None:
+            # A position in play: nothing is laid or drawn before the first ask.
+            for seat in range(players):
+                if self._sizes[seat] == 0 and not self._pool:
+                    self._out[seat] = True
+            self._start_turn(first)
+            return
+        # Opening catches one seat at a time from the dealer (the seat right of the first
+        # player), then empty hands in the same order.
+        order = [(first - 1 + k) % players for k in range(players)]
+        for seat in order:
+            for rank in range(rules.ranks):
+                self._lay(seat, rank)
+                if self._over:
+                    return
+        for seat in order:
+            if self._sizes[seat] == 0:
+                self._emptied(seat, self._draw_now)
+                if self._over:
+                    return
+        self._start_turn(first)
+
+    # ------------------------------------------------------------------ public view
+
+    @property
+    def players(self) -> int:
+        return self._players
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to move, or None when the game is over."""
+        return None if self._over else self._current
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The winning seats (several when they share the win); empty while in play."""
+        return self._winners
+
+    @property
+    def pool_size(self) -> int:
+        return len(self._pool)
+
+    @property
+    def num_asks(self) -> int:
+        return self._num_asks
+
+    @property
+    def events(self) -> list[Event]:
+        """The public event log, oldest first (a copy)."""
+        return list(self._events)
+
+    @property
+    def num_events(self) -> int:
+        return len(self._events)
+
+    def events_since(self, start: int) -> list[Event]:
+        return self._events[start:]
+
+    def hand(self, seat: int) -> list[str]:
+        """The seat's cards as strings, sorted by rank then suit."""
+        self._check_seat(seat, "seat")
+        cards = [card for group in self._hands[seat] for card in group]
+        return [card_str(card) for card in sorted(cards, key=sort_key)]
+
+    def hand_counts(self, seat: int) -> list[int]:
+        """How many cards of each rank the seat holds, by rank index."""
+        self._check_seat(seat, "seat")
+        return [len(group) for group in self._hands[seat]]
+
+    def hand_size(self, seat: int) -> int:
+        self._check_seat(seat, "seat")
+        return self._sizes[seat]
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(self._sizes)
+
+    def catches(self, seat: int) -> list[int]:
+        """Ranks the seat has caught, in the order laid."""
+        self._check_seat(seat, "seat")
+        return list(self._catches[seat])
+
+    def tiebreak_points(self, seat: int) -> int:
+        """Sum of the points of the seat's catches (2..10 face value, J 11, Q 12, K 13, A 14)."""
+        self._check_seat(seat, "seat")
+        return self._points[seat]
+
+    def is_out(self, seat: int) -> bool:
+        """The seat has no cards while the pool is empty: it can neither ask nor be asked."""
+        self._check_seat(seat, "seat")
+        return self._out[seat]
+
+    @property
+    def laid_cards(self) -> frozenset[int]:
+        """Card indices (rank * 4 + suit) lying in catches; tracked for exact-card asks."""
+        return frozenset(self._laid_cards)
+
+    def pool_cards(self) -> list[str]:
+        """The pool, top first. Private information: for tests, replays and debugging."""
+        return [card_str(card) for card in reversed(self._pool)]
+
+    def legal_asks(self) -> tuple[tuple[int, int], ...]:
+        """(target, rank) pairs the seat to move may ask; with exact-card asks (target, card
+        index). Empty when the game is over."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple:
+        if self._over:
+            return ()
+        asker = self._current
+        hand = self._hands[asker]
+        sizes = self._sizes
+        if self._askable_empty and self._pool:
+            out = self._out
+            targets = [t for t in self._others[asker] if not out[t]]
+        else:
+            targets = [t for t in self._others[asker] if sizes[t]]
+        if self._card_asks:
+            wanted = self._wanted_cards(hand)
+        else:
+            wanted = [rank for rank, group in enumerate(hand) if group]
+        pairs = self._ask_pairs
+        return tuple([pairs[t][w] for t in targets for w in wanted])
+
+    def _wanted_cards(self, hand: list[list[int]]) -> list[int]:
+        """Card indices the asker may name: cards of a rank it holds, not laid, and (unless
+        the rules allow it) not in its own hand."""
+        allow_held = self.rules.ask_for_held_card
+        laid = self._laid_cards
+        wanted = []
+        for rank, group in enumerate(hand):
+            if not group:
+                continue
+            if rank == JOKER:
+                wanted.append(4 * JOKER)
+                continue
+            held = {card & 3 for card in group}
+            wanted.extend(
+                4 * rank + suit
+                for suit in range(4)
+                if 4 * rank + suit not in laid and (allow_held or suit not in held)
+            )
+        return wanted
+
+    # ------------------------------------------------------------------ asking
+
+    def ask(self, target: int, rank: int | str) -> list[Event]:
+        """Apply one ask by the seat to move and everything that follows from it.
+
+        ``rank`` is a rank index or string; with exact-card asks, a card index or string.
+        Returns the events produced. Raises ``IllegalAsk`` (nothing changes) when the rules
+        refuse the ask.
+        """
+        asker = self._current
+        sizes = self._sizes
+        # The common legal rank ask is checked inline; anything else gets the full check.
+        if not (
+            type(target) is int
+            and type(rank) is int
+            and not self._card_asks
+            and asker is not None
+            and target != asker
+            and 0 <= target < self._players
+            and 0 <= rank < len(self._hands[asker])
+            and sizes[target]
+            and self._hands[asker][rank]
+            and not self._over
+        ):
+            target, rank = self._validate(target, rank)
+        events = self._events
+        start = len(events)
+        self._num_asks += 1
+        self._legal = None
+        hands = self._hands
+        target_hand = hands[target]
+        if self._card_asks:
+            card_wanted = rank
+            rank = card_wanted >> 2
+            events.append(Ask(asker, target, rank, card_wanted))
+            group = target_hand[rank]
+            given = [card for card in group if card_index(card) == card_wanted][:1]
+            if given:
+                group.remove(given[0])
+        else:
+            card_wanted = -1
+            events.append(Ask(asker, target, rank))
+            given = target_hand[rank]
+            if given:
+                target_hand[rank] = []
+        if given:
+            count = len(given)
+            hands[asker][rank].extend(given)
+            sizes[target] -= count
+            sizes[asker] += count
+            events.append(Hit(asker, target, rank, count))
+            if len(hands[asker][rank]) >= self._set_size:
+                self._lay(asker, rank)
+            asks_again = True
+            emptied = [seat for seat in (target, asker) if not sizes[seat]]
+            next_seat = self._left[asker]
+        else:
+            events.append(GoFish(asker, target, rank))
+            asks_again = False
+            next_seat = target if self.rules.after_miss == "asked" else self._left[asker]
+            pool = self._pool
+            if pool:
+                card = pool.pop()
+                drawn_rank = card >> 3
+                hands[asker][drawn_rank].append(card)
+                sizes[asker] += 1
+                shown = (
+                    card_index(card) == card_wanted if card_wanted >= 0 else drawn_rank == rank
+                )
+                events.append(Draw(asker, drawn_rank if shown else None))
+                asks_again = shown and self.rules.fished_rank_asks_again
+                if len(hands[asker][drawn_rank]) >= self._set_size:
+                    self._lay(asker, drawn_rank)
+                    if not shown and self.rules.off_rank_catch_asks_again:
+                        asks_again = True
+                if not pool:
+                    self._pool_emptied()
+            emptied = [] if sizes[asker] else [asker]
+        if not self._over:
+            for seat in emptied:
+                if not self._out[seat]:
+                    self._emptied(seat, self._draw_now or (asks_again and seat == asker))
+                if self._over:
+                    break
+        if not self._over:
+            if asks_again and self._can_ask(asker):
+                self._current = asker
+            else:
+                if asks_again:
+                    events.append(Pass(asker))
+                self._start_turn(next_seat)
+        return events[start:]
+
+    def _validate(self, target: object, what: object) -> tuple[int, int]:
+        """Turn the ask into (target, rank or card index) or raise IllegalAsk with the rule."""
+        if self._over:
+            raise IllegalAsk("the game is over: no more asks")
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise IllegalAsk(f"not a seat: {target!r} (seats are 0 to {self._players - 1})")
+        if not 0 <= target < self._players:
+            raise IllegalAsk(f"not a seat: {target} (seats are 0 to {self._players - 1})")
+        asker = self._current
+        if self._card_asks:
+            index = self._parse_card_ask(what)
+            rank = index // 4
+        else:
+            rank = index = self._parse_rank_ask(what)
+        if target == asker:
+            raise IllegalAsk(f"you cannot ask yourself (seat {asker})")
+        if self._out[target]:
+            raise IllegalAsk(f"seat {target} is out (no cards and the pool is empty)")
+        if not self._sizes[target] and not (self._askable_empty and self._pool):
+            raise IllegalAsk(f"seat {target} holds no cards and cannot be asked")
+        held = self._hands[asker][rank]
+        if not held:
+            raise IllegalAsk(
+                f"you hold no {rank_name(rank)}: you may only ask for a rank you hold"
+            )
+        if self._card_asks and rank != JOKER:
+            if index in self._laid_cards:
+                raise IllegalAsk(f"{card_str(card_id(rank, index % 4))} is already in a catch")
+            if not self.rules.ask_for_held_card and any(
+                card_index(card) == index for card in held
+            ):
+                raise IllegalAsk(
+                    f"you hold {card_str(card_id(rank, index % 4))} yourself: under these "
+                    f"rules you may not ask for a card you hold"
+                )
+        return target, index
+
+    def _parse_rank_ask(self, what: object) -> int:
+        ranks = self.rules.ranks
+        if isinstance(what, str):
+            try:
+                rank = parse_rank(what)
+            except ValueError as error:
+                raise IllegalAsk(str(error)) from None
+        elif isinstance(what, int) and not isinstance(what, bool):
+            rank = what
+        else:
+            raise IllegalAsk(f"not a rank: {what!r}")
+        if not 0 <= rank < ranks:
+            raise IllegalAsk(f"not a rank: {what!r} (rank indices are 0 to {ranks - 1})")
+        return rank
+
+    def _parse_card_ask(self, what: object) -> int:
+        count = self.rules.ask_count
+        if isinstance(what, str):
+            try:
+                rank, suit = parse_card(what)
+            except ValueError as error:
+                raise IllegalAsk(f"{error}; these rules ask for one exact card") from None
+            index = 4 * rank + suit
+        elif isinstance(what, int) and not isinstance(what, bool):
+            index = what
+        else:
+            raise IllegalAsk(f"not a card: {what!r}")
+        if not 0 <= index < count:
+            raise IllegalAsk(f"not a card: {what!r} (card indices are 0 to {count - 1})")
+        return index
+
+    def _check_seat(self, seat: object, name: str) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._players:
+            raise ValueError(f"{name}: {seat!r} is not a seat (0 to {self._players - 1})")
+
+    # ------------------------------------------------------------------ consequences
+
+    def _lay(self, seat: int, rank: int) -> None:
+        """Lay every complete set of ``rank`` in the seat's hand (rule 7)."""
+        group = self._hands[seat][rank]
+        set_size = self._set_size
+        if len(group) < set_size:
+            return
+        while len(group) >= set_size:
+            laid, group[:] = group[:set_size], group[set_size:]
+            self._sizes[seat] -= set_size
+            self._catches[seat].append(rank)
+            self._points[seat] += RANK_POINTS[rank]
+            self._num_caught += 1
+            if self._card_asks:
+                self._laid_cards.update(card_index(card) for card in laid)
+            self._events.append(Catch(seat, rank))
+        if self._num_caught == self._total_sets:
+            self._end("every catch is laid")
+        elif self._first_empty_wins and not self._sizes[seat] and self._first_to_empty is None:
+            self._first_to_empty = seat
+            self._end(f"seat {seat} emptied their hand by laying a catch")
+
+    def _emptied(self, seat: int, draw_now: bool) -> None:
+        """Rule 8: a hand has just become empty (or is empty at a turn's start)."""
+        if self._ends_on_empty_hand:
+            self._end(f"seat {seat}'s hand is empty")
+            return
+        if not self._pool:
+            self._go_out(seat)
+            return
+        if draw_now:
+            self._refill(seat)
+
+    def _refill(self, seat: int) -> None:
+        """Draw the empty-hand cards; a set completed by them is laid, and a hand emptied
+        again draws again while the pool lasts."""
+        pool = self._pool
+        hand = self._hands[seat]
+        while not self._sizes[seat] and pool and not self._over:
+            count = min(self._draw_count, len(pool))
+            for _ in range(count):
+                card = pool.pop()
+                hand[card >> 3].append(card)
+            self._sizes[seat] = count
+            self._events.append(EmptyHandDraw(seat, count))
+            for rank, group in enumerate(hand):
+                if len(group) >= self._set_size:
+                    self._lay(seat, rank)
+            if not pool:
+                self._pool_emptied()
+        if not self._sizes[seat] and not self._over:
+            self._emptied(seat, False)
+
+    def _pool_emptied(self) -> None:
+        """The last card has left the pool: empty hands are now out."""
+        if self._over:
+            return
+        if self._ends_on_empty_hand:
+            self._end("the pool is empty")
+            return
+        for seat in range(self._players):
+            if not self._sizes[seat] and not self._out[seat]:
+                self._go_out(seat)
+                if self._over:
+                    return
+
+    def _go_out(self, seat: int) -> None:
+        if self._out[seat]:
+            return
+        self._out[seat] = True
+        self._events.append(Out(seat))
+        if self._ends_on_out:
+            self._end(f"seat {seat} is out of cards")
+
+    def _can_ask(self, seat: int) -> bool:
+        if not self._sizes[seat]:
+            return False
+        sizes = self._sizes
+        if self._askable_empty and self._pool:
+            out = self._out
+            has_target = any(not out[t] for t in self._others[seat])
+        else:
+            has_target = any(sizes[t] for t in self._others[seat])
+        if not has_target:
+            return False
+        if self._card_asks:
+            return bool(self._wanted_cards(self._hands[seat]))
+        return True
+
+    def _start_turn(self, seat: int) -> None:
+        """Find the next seat able to ask, from ``seat`` going left: out seats are skipped,
+        an own-turn empty hand draws first, a seat with no legal ask passes (rule 9)."""
+        passes = 0
+        while passes < self._players:
+            if not self._out[seat]:
+                if not self._sizes[seat] and self._draw_on_turn and self._pool:
+                    self._refill(seat)
+                    if self._over:
+                        return
+                    passes = 0
+                if self._can_ask(seat):
+                    self._current = seat
+                    return
+                if not self._out[seat]:
+                    self._events.append(Pass(seat))
+            passes += 1
+            seat = self._left[seat]
+        self._end("nobody can ask")
+
+    def _end(self, reason: str) -> None:
+        if self._over:
+            return
+        self._over = True
+        self._current = None
+        self._legal = ()
+        catches = tuple(len(laid) for laid in self._catches)
+        points = tuple(self._points)
+        winner = self.rules.winner
+        if winner == "first_empty" and self._first_to_empty is not None:
+            winners: tuple[int, ...] = (self._first_to_empty,)
+        elif winner == "catches_then_points":
+            best = max(zip(catches, points, strict=True))
+            winners = tuple(
+                seat for seat in range(self._players) if (catches[seat], points[seat]) == best
+            )
+        else:
+            best_count = max(catches)
+            winners = tuple(seat for seat in range(self._players) if catches[seat] == best_count)
+        self._winners = winners
+        self._events.append(GameOver(winners, catches, points, reason))
+
+
+def rank_name(rank: int) -> str:
+    from gofish_env.events import rank_plural
+
+    return rank_plural(rank)
