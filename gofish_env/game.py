@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
+from itertools import product
 
 from gofish_env.cards import (
     JOKER,
@@ -157,8 +159,7 @@ class Game:
         if missing:
             shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
             raise ValueError(
-                f"hands, pool and catches must hold the whole deck; missing {len(missing)}: "
-                f"{shown}"
+                f"hands, pool and catches must hold the whole deck; missing {len(missing)}: {shown}"
             )
         game = cls.__new__(cls)
         game._setup(rules, hand_cards, pool_cards[::-1], first_player, laid if catches else None)
@@ -188,17 +189,18 @@ class Game:
         self._ends_on_empty_hand = rules.game_end == "hand_or_pool_empty"
         self._ends_on_out = rules.game_end == "first_out"
         self._first_empty_wins = rules.winner == "first_empty"
-        self._left = [(seat + 1) % players for seat in range(players)]
-        self._others = [
-            tuple((seat + k) % players for k in range(1, players)) for seat in range(players)
-        ]
-        self._ask_pairs = [
-            [(target, what) for what in range(rules.ask_count)] for target in range(players)
-        ]
-        self._hands: list[list[list[int]]] = [[[] for _ in range(rules.ranks)] for _ in hands]
-        for seat, cards in enumerate(hands):
+        self._after_miss_to_asked = rules.after_miss == "asked"
+        self._fished_rank_asks_again = rules.fished_rank_asks_again
+        self._off_rank_catch_asks_again = rules.off_rank_catch_asks_again
+        self._ranks = rules.ranks
+        self._left, self._others = _seating(players)
+        # Each hand maps rank -> its cards; only ranks held are keys.
+        self._hands: list[dict[int, list[int]]] = []
+        for cards in hands:
+            hand: dict[int, list[int]] = {}
             for card in cards:
-                self._hands[seat][card >> 3].append(card)
+                hand.setdefault(card >> 3, []).append(card)
+            self._hands.append(hand)
         self._sizes = [len(cards) for cards in hands]
         self._pool = pool
         self._catches: list[list[int]] = [list(laid) for laid in catches or [[]] * players]
@@ -224,10 +226,9 @@ class Game:
         # player), then empty hands in the same order.
         order = [(first - 1 + k) % players for k in range(players)]
         for seat in order:
-            for rank in range(rules.ranks):
-                self._lay(seat, rank)
-                if self._over:
-                    return
+            self._lay_all(seat)
+            if self._over:
+                return
         for seat in order:
             if self._sizes[seat] == 0:
                 self._emptied(seat, self._draw_now)
@@ -278,13 +279,14 @@ class Game:
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as strings, sorted by rank then suit."""
         self._check_seat(seat, "seat")
-        cards = [card for group in self._hands[seat] for card in group]
+        cards = [card for group in self._hands[seat].values() for card in group]
         return [card_str(card) for card in sorted(cards, key=sort_key)]
 
     def hand_counts(self, seat: int) -> list[int]:
         """How many cards of each rank the seat holds, by rank index."""
         self._check_seat(seat, "seat")
-        return [len(group) for group in self._hands[seat]]
+        hand = self._hands[seat]
+        return [len(hand.get(rank, ())) for rank in range(self._ranks)]
 
     def hand_size(self, seat: int) -> int:
         self._check_seat(seat, "seat")
@@ -335,22 +337,17 @@ class Game:
             targets = [t for t in self._others[asker] if not out[t]]
         else:
             targets = [t for t in self._others[asker] if sizes[t]]
-        if self._card_asks:
-            wanted = self._wanted_cards(hand)
-        else:
-            wanted = [rank for rank, group in enumerate(hand) if group]
-        pairs = self._ask_pairs
-        return tuple([pairs[t][w] for t in targets for w in wanted])
+        wanted = self._wanted_cards(hand) if self._card_asks else sorted(hand)
+        return tuple(product(targets, wanted))
 
-    def _wanted_cards(self, hand: list[list[int]]) -> list[int]:
+    def _wanted_cards(self, hand: dict[int, list[int]]) -> list[int]:
         """Card indices the asker may name: cards of a rank it holds, not laid, and (unless
         the rules allow it) not in its own hand."""
         allow_held = self.rules.ask_for_held_card
         laid = self._laid_cards
         wanted = []
-        for rank, group in enumerate(hand):
-            if not group:
-                continue
+        for rank in sorted(hand):
+            group = hand[rank]
             if rank == JOKER:
                 wanted.append(4 * JOKER)
                 continue
@@ -381,9 +378,8 @@ class Game:
             and asker is not None
             and target != asker
             and 0 <= target < self._players
-            and 0 <= rank < len(self._hands[asker])
             and sizes[target]
-            and self._hands[asker][rank]
+            and rank in self._hands[asker]
             and not self._over
         ):
             target, rank = self._validate(target, rank)
@@ -397,23 +393,24 @@ class Game:
             card_wanted = rank
             rank = card_wanted >> 2
             events.append(Ask(asker, target, rank, card_wanted))
-            group = target_hand[rank]
+            group = target_hand.get(rank, ())
             given = [card for card in group if card_index(card) == card_wanted][:1]
             if given:
                 group.remove(given[0])
+                if not group:
+                    del target_hand[rank]
         else:
             card_wanted = -1
             events.append(Ask(asker, target, rank))
-            given = target_hand[rank]
-            if given:
-                target_hand[rank] = []
+            given = target_hand.pop(rank, None)
         if given:
             count = len(given)
-            hands[asker][rank].extend(given)
+            group = hands[asker][rank]
+            group += given
             sizes[target] -= count
             sizes[asker] += count
             events.append(Hit(asker, target, rank, count))
-            if len(hands[asker][rank]) >= self._set_size:
+            if len(group) >= self._set_size:
                 self._lay(asker, rank)
             asks_again = True
             emptied = [seat for seat in (target, asker) if not sizes[seat]]
@@ -421,21 +418,24 @@ class Game:
         else:
             events.append(GoFish(asker, target, rank))
             asks_again = False
-            next_seat = target if self.rules.after_miss == "asked" else self._left[asker]
+            next_seat = target if self._after_miss_to_asked else self._left[asker]
             pool = self._pool
             if pool:
                 card = pool.pop()
                 drawn_rank = card >> 3
-                hands[asker][drawn_rank].append(card)
+                hand = hands[asker]
+                group = hand.get(drawn_rank)
+                if group is None:
+                    group = hand[drawn_rank] = [card]
+                else:
+                    group.append(card)
                 sizes[asker] += 1
-                shown = (
-                    card_index(card) == card_wanted if card_wanted >= 0 else drawn_rank == rank
-                )
+                shown = card_index(card) == card_wanted if card_wanted >= 0 else drawn_rank == rank
                 events.append(Draw(asker, drawn_rank if shown else None))
-                asks_again = shown and self.rules.fished_rank_asks_again
-                if len(hands[asker][drawn_rank]) >= self._set_size:
+                asks_again = shown and self._fished_rank_asks_again
+                if len(group) >= self._set_size:
                     self._lay(asker, drawn_rank)
-                    if not shown and self.rules.off_rank_catch_asks_again:
+                    if not shown and self._off_rank_catch_asks_again:
                         asks_again = True
                 if not pool:
                     self._pool_emptied()
@@ -475,17 +475,13 @@ class Game:
             raise IllegalAsk(f"seat {target} is out (no cards and the pool is empty)")
         if not self._sizes[target] and not (self._askable_empty and self._pool):
             raise IllegalAsk(f"seat {target} holds no cards and cannot be asked")
-        held = self._hands[asker][rank]
+        held = self._hands[asker].get(rank)
         if not held:
-            raise IllegalAsk(
-                f"you hold no {rank_name(rank)}: you may only ask for a rank you hold"
-            )
+            raise IllegalAsk(f"you hold no {rank_name(rank)}: you may only ask for a rank you hold")
         if self._card_asks and rank != JOKER:
             if index in self._laid_cards:
                 raise IllegalAsk(f"{card_str(card_id(rank, index % 4))} is already in a catch")
-            if not self.rules.ask_for_held_card and any(
-                card_index(card) == index for card in held
-            ):
+            if not self.rules.ask_for_held_card and any(card_index(card) == index for card in held):
                 raise IllegalAsk(
                     f"you hold {card_str(card_id(rank, index % 4))} yourself: under these "
                     f"rules you may not ask for a card you hold"
@@ -531,12 +527,17 @@ class Game:
 
     def _lay(self, seat: int, rank: int) -> None:
         """Lay every complete set of ``rank`` in the seat's hand (rule 7)."""
-        group = self._hands[seat][rank]
+        hand = self._hands[seat]
+        group = hand.get(rank, ())
         set_size = self._set_size
         if len(group) < set_size:
             return
         while len(group) >= set_size:
-            laid, group[:] = group[:set_size], group[set_size:]
+            laid, group = group[:set_size], group[set_size:]
+            if group:
+                hand[rank] = group
+            else:
+                del hand[rank]
             self._sizes[seat] -= set_size
             self._catches[seat].append(rank)
             self._points[seat] += RANK_POINTS[rank]
@@ -549,6 +550,14 @@ class Game:
         elif self._first_empty_wins and not self._sizes[seat] and self._first_to_empty is None:
             self._first_to_empty = seat
             self._end(f"seat {seat} emptied their hand by laying a catch")
+
+    def _lay_all(self, seat: int) -> None:
+        """Lay every complete set in the hand, lowest rank first (after a deal or a refill)."""
+        hand = self._hands[seat]
+        for rank in sorted(rank for rank, group in hand.items() if len(group) >= self._set_size):
+            self._lay(seat, rank)
+            if self._over:
+                return
 
     def _emptied(self, seat: int, draw_now: bool) -> None:
         """Rule 8: a hand has just become empty (or is empty at a turn's start)."""
@@ -570,12 +579,10 @@ class Game:
             count = min(self._draw_count, len(pool))
             for _ in range(count):
                 card = pool.pop()
-                hand[card >> 3].append(card)
+                hand.setdefault(card >> 3, []).append(card)
             self._sizes[seat] = count
             self._events.append(EmptyHandDraw(seat, count))
-            for rank, group in enumerate(hand):
-                if len(group) >= self._set_size:
-                    self._lay(seat, rank)
+            self._lay_all(seat)
             if not pool:
                 self._pool_emptied()
         if not self._sizes[seat] and not self._over:
@@ -603,15 +610,14 @@ class Game:
             self._end(f"seat {seat} is out of cards")
 
     def _can_ask(self, seat: int) -> bool:
-        if not self._sizes[seat]:
-            return False
         sizes = self._sizes
+        if not sizes[seat]:
+            return False
         if self._askable_empty and self._pool:
             out = self._out
-            has_target = any(not out[t] for t in self._others[seat])
-        else:
-            has_target = any(sizes[t] for t in self._others[seat])
-        if not has_target:
+            if all(out[t] for t in self._others[seat]):
+                return False
+        elif sum(sizes) == sizes[seat]:
             return False
         if self._card_asks:
             return bool(self._wanted_cards(self._hands[seat]))
@@ -664,3 +670,11 @@ def rank_name(rank: int) -> str:
     from gofish_env.events import rank_plural
 
     return rank_plural(rank)
+
+
+@cache
+def _seating(players: int) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Each seat's left neighbour, and the other seats in order from its left."""
+    left = [(seat + 1) % players for seat in range(players)]
+    others = [tuple((seat + k) % players for k in range(1, players)) for seat in range(players)]
+    return left, others
