@@ -146,6 +146,11 @@ class Game:
                         remaining[base] -= 1
                     laid[seat].append(rank)
             for seat, hand in enumerate(hand_cards):
+                if not hand and pool_cards and rules.empty_hand_draw == "immediately":
+                    raise ValueError(
+                        f"hand {seat}: empty while the pool has cards, which cannot happen in "
+                        f"play under empty_hand_draw='immediately'"
+                    )
                 counts: dict[int, int] = {}
                 for card in hand:
                     counts[card >> 3] = counts.get(card >> 3, 0) + 1
