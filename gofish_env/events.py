@@ -49,13 +49,23 @@ class Event:
 
 
 class Deal(Event):
-    __slots__ = ("hand_sizes", "pool_size", "first_player")
+    """The start of a game: hand sizes, pool size, who asks first, and (for a position in
+    play built by ``Game.from_hands(..., catches=...)``) the catches already laid."""
+
+    __slots__ = ("hand_sizes", "pool_size", "first_player", "catches")
     kind = "deal"
 
-    def __init__(self, hand_sizes: tuple[int, ...], pool_size: int, first_player: int):
+    def __init__(
+        self,
+        hand_sizes: tuple[int, ...],
+        pool_size: int,
+        first_player: int,
+        catches: tuple[tuple[int, ...], ...] = (),
+    ):
         self.hand_sizes = hand_sizes
         self.pool_size = pool_size
         self.first_player = first_player
+        self.catches = catches
 
     def __str__(self) -> str:
         sizes = ", ".join(str(size) for size in self.hand_sizes)

@@ -219,7 +219,8 @@ class Game:
         self._current: int | None = first
         self._num_asks = 0
         self._legal: tuple | None = None
-        self._events: list[Event] = [Deal(tuple(self._sizes), len(pool), first)]
+        laid_before = tuple(tuple(laid) for laid in catches) if catches else ()
+        self._events: list[Event] = [Deal(tuple(self._sizes), len(pool), first, laid_before)]
         if catches is not None:
             # A position in play: nothing is laid or drawn before the first ask.
             for seat in range(players):
