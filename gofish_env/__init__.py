@@ -1,12 +1,26 @@
 """gofish-env: Go Fish for reinforcement learning.
 
-The rules engine (``Rules``, ``Game``) is pure Python; the PettingZoo and Gymnasium
-environments are imported on first use, so the engine works without them.
+The rules engine (``Rules``, ``Game``) is pure Python. The PettingZoo and Gymnasium
+environments (``env``, ``raw_env``, ``GoFishEnv``) are imported on first use, so the
+engine works without gymnasium or pettingzoo being imported.
 """
 
 from gofish_env.game import Game, IllegalAsk
-from gofish_env.match import Match
 from gofish_env.rules import Rules
 
-__all__ = ["Game", "IllegalAsk", "Match", "Rules"]
+__all__ = ["Game", "GoFishEnv", "IllegalAsk", "Rules", "env", "raw_env"]
 __version__ = "0.1.0"
+
+_LAZY = {
+    "env": "gofish_env.aec_env",
+    "raw_env": "gofish_env.aec_env",
+    "GoFishEnv": "gofish_env.gym_env",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'gofish_env' has no attribute {name!r}")

@@ -1,0 +1,286 @@
+"""The PettingZoo AEC environment: a thin adapter over the rules engine."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gofish_env.actions import ActionCodec
+from gofish_env.game import Game
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout, encode
+from gofish_env.render import render_table, render_view
+from gofish_env.rewards import RewardCalculator, RewardScheme
+from gofish_env.rules import Rules
+
+DEFAULT_MAX_ASKS = 1000
+RENDER_VIEWS = ("current", "table")
+
+_DOC = """Go Fish as a PettingZoo AEC environment (``gofish_v0``).
+
+| | |
+|---|---|
+| Import | ``gofish_env.env(players=4)`` (wrapped) or ``gofish_env.raw_env(...)`` |
+| Agents | ``player_0`` .. ``player_{{P-1}}``; seat i is ``player_i`` |
+| Action space | ``Discrete((P - 1) * A)``, A = 13 ranks (14 with jokers; 52/53 cards) |
+| Action ``a`` by seat ``s`` | asks seat ``(s + 1 + a // A) % P`` for rank (or card) ``a % A`` |
+| Observation | ``Dict(observation=Box(0, 1, (N,), float32),`` |
+| | ``action_mask=Box(0, 1, ((P - 1) * A,), int8))`` |
+| Rewards | "catches", "catch_points", "catches+tiebreak", "win", "zero_sum", or weights |
+| Episode end | termination when the game ends; truncation after ``max_asks`` asks |
+
+Actions: ``codec.to_ask(seat, action)`` and ``codec.to_action(seat, target, rank)`` convert
+both ways (``env.unwrapped.codec``). Ranks are indices 0..12 = 2..A (13 = joker); with
+exact-card asks the index is ``rank * 4 + suit`` (suits C, D, H, S), 52 for a joker.
+
+The action mask is 1 exactly for the legal asks of the seat to move and all zeros for every
+other seat. An illegal action to ``raw_env`` raises ``gofish_env.IllegalAsk`` with its
+reason and changes nothing; ``env()`` by default ends the game with ``illegal_reward`` for
+the offender (PettingZoo's ``TerminateIllegalWrapper``), or raises with
+``illegal_action="raise"``.
+
+Observation layout for the table rules, 4 players, history={history} (see
+docs/observation.md for how sizes scale; generated from ``ObservationLayout``):
+
+{layout}
+
+Rewards are paid to every seat the moment they are earned, also on other seats' turns and
+for catches laid at the deal (see ``gofish_env.rewards``); ``infos[agent]`` carries the
+seat's ``catches``, ``tiebreak_points``, this step's ``reward_components`` and, at the end,
+``winners``.
+
+Arguments: ``players`` (2..6; default 4, or the rules' count), ``rules`` (a ``Rules``; any
+preset or house rule; must agree with ``players``), ``reward``, ``history`` (recent asks in
+the observation, default {history}), ``max_asks`` (default {max_asks}), ``render_mode``
+("ansi" or "human"), ``render_view`` ("current" for the seat to move, a seat number, or
+"table" for every hand face up).
+
+``reset(seed=..., options={{"game": Game.from_hands(...)}})`` starts from an exact position.
+
+Version history: v0, first release.
+"""
+
+
+def _resolve_rules(players: int | None, rules: Rules | None) -> Rules:
+    if rules is None:
+        return Rules(players=4 if players is None else players)
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules: got {rules!r}; allowed: a gofish_env.Rules")
+    if players is not None and players != rules.players:
+        raise ValueError(
+            f"players: got {players} but rules.players is {rules.players}; give one, or both equal"
+        )
+    return rules
+
+
+def new_game(rules: Rules, seed: int | None):
+    """A Game, or a Match when the rules play games to a target score."""
+    if rules.match_target:
+        from gofish_env.match import Match
+
+        return Match(rules, seed=seed)
+    return Game(rules, seed=seed)
+
+
+class raw_env(AECEnv):
+    metadata: ClassVar[dict] = {
+        "render_modes": ["ansi", "human"],
+        "name": "gofish_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        players: int | None = None,
+        rules: Rules | None = None,
+        reward: str | dict | RewardScheme = "catches",
+        history: int = DEFAULT_HISTORY,
+        max_asks: int = DEFAULT_MAX_ASKS,
+        render_mode: str | None = None,
+        render_view: str | int = "current",
+    ):
+        super().__init__()
+        self.rules = _resolve_rules(players, rules)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human'")
+        if render_view not in RENDER_VIEWS and render_view not in range(self.rules.players):
+            raise ValueError(
+                f"render_view: got {render_view!r}; allowed: 'current', 'table', or a seat "
+                f"from 0 to {self.rules.players - 1}"
+            )
+        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+            raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
+        self.render_mode = render_mode
+        self.render_view = render_view
+        self.max_asks = max_asks
+        self.layout = ObservationLayout(self.rules, history)
+        self.codec = ActionCodec(self.rules)
+        self.reward_scheme = RewardScheme.make(reward)
+        self._reward_calc = RewardCalculator(self.rules, self.reward_scheme)
+        players = self.rules.players
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.size,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = {
+            agent: spaces.Discrete(self.codec.size) for agent in self.possible_agents
+        }
+        self._seed_rng = np.random.default_rng()
+        self.game: Any = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        options = options or {}
+        # Other option keys are ignored, as PettingZoo's api_test expects.
+        if "game" in options:
+            game = options["game"]
+            if game.rules != self.rules:
+                raise ValueError(
+                    "options['game']: its rules differ from the env's rules "
+                    f"({game.rules.describe()} vs {self.rules.describe()})"
+                )
+            game = copy.deepcopy(game)
+        else:
+            game = new_game(self.rules, int(self._seed_rng.integers(2**63)))
+        self.game = game
+        self._tracker = KnowledgeTracker(game)
+        self._obs_cache: dict[int, dict] = {}
+        self.agents = self.possible_agents[:]
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self._apply_events(game.events)
+        self._update_selection(self.possible_agents[0])
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.agent_name_mapping[agent]
+        target, what = self.codec.to_ask(seat, action)
+        events = self.game.ask(target, what)
+        self._cumulative_rewards[agent] = 0.0
+        self._apply_events(events)
+        self._update_selection(agent)
+        if self.render_mode == "human":
+            self.render()
+
+    def _apply_events(self, events) -> None:
+        """Pay this step's rewards and refresh infos and the end of the episode."""
+        game = self.game
+        rewards, parts = self._reward_calc.rewards(events)
+        self.rewards = {agent: rewards[seat] for seat, agent in enumerate(self.possible_agents)}
+        self._accumulate_rewards()
+        public = self._tracker.sync()
+        over = game.is_over
+        self.infos = {}
+        for seat, agent in enumerate(self.possible_agents):
+            info = {
+                "catches": len(public.catches[seat]),
+                "tiebreak_points": public.points[seat],
+                "reward_components": parts[seat],
+            }
+            if over:
+                info["winners"] = list(game.winners)
+            self.infos[agent] = info
+        if over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif game.num_asks >= self.max_asks:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self._obs_cache.clear()
+
+    def _update_selection(self, previous: str) -> None:
+        current = self.game.current_player
+        if current is not None and not (self.terminations[previous] or self.truncations[previous]):
+            self.agent_selection = self.possible_agents[current]
+        else:
+            # Over: every agent takes its dead step, starting left of the last mover.
+            seat = self.agent_name_mapping[previous]
+            self.agent_selection = self.possible_agents[(seat + 1) % self.rules.players]
+
+    # ------------------------------------------------------------------ views
+
+    def observe(self, agent: str) -> dict:
+        seat = self.agent_name_mapping[agent]
+        cached = self._obs_cache.get(seat)
+        if cached is None:
+            view = self._tracker.view(seat)
+            cached = {
+                "observation": encode(view, self.layout),
+                "action_mask": self.codec.mask(seat, view.legal_asks),
+            }
+            self._obs_cache[seat] = cached
+        # Copies: callers (replay buffers) may keep or change what they are given.
+        return {name: array.copy() for name, array in cached.items()}
+
+    def view(self, seat: int):
+        """The ``PlayerView`` of a seat: what it may know (used by scripted opponents)."""
+        return self._tracker.view(seat)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self.render_text(self.render_view)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_text(self, view: str | int = "current") -> str:
+        """Ansi text of the table from one seat's view (``"current"`` = the seat to move,
+        or a seat number), or every hand face up with ``"table"``."""
+        game = self.game
+        if view == "table":
+            return render_table(game)
+        if view == "current":
+            view = game.current_player
+            if view is None:
+                return render_table(game)
+        recent = game.events_since(max(0, game.num_events - 6))
+        return render_view(self._tracker.view(view), recent, title=f"Go Fish, seat {view}'s view")
+
+    def close(self) -> None:
+        pass
+
+
+raw_env.__doc__ = _DOC.format(
+    history=DEFAULT_HISTORY,
+    max_asks=DEFAULT_MAX_ASKS,
+    layout=ObservationLayout(Rules(), DEFAULT_HISTORY).markdown(),
+)
+
+
+def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **kwargs) -> AECEnv:
+    """The AEC env wrapped as PettingZoo classic envs are. ``illegal_action="terminate"``
+    ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk."""
+    if illegal_action not in ("terminate", "raise"):
+        raise ValueError(f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'")
+    wrapped: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+env.__doc__ = (env.__doc__ or "") + "\n\n" + raw_env.__doc__

@@ -1,0 +1,292 @@
+"""What a seat may know: public deductions from the event log, plus its own hand.
+
+This is the one place hidden information is projected out. ``PublicKnowledge`` reads only
+public events (the ``Game.events`` log) and keeps, for every seat and rank, the least the
+seat is proved to hold and the most it can hold given the history. ``PlayerView`` joins
+that with one seat's own hand into what that seat may use: the observation encoder and
+the scripted CPUs both decide from a ``PlayerView`` and nothing else.
+
+Deductions (rank asks; exact-card asks deduce what their rank-level events allow):
+- an ask proves the asker holds at least one card of the rank;
+- a hit moves a known count: the target now holds none, the asker holds what it was proved
+  to hold plus the cards received;
+- a miss proves the target holds none of the rank;
+- a shown draw adds a known card; a private draw may be any rank but the one asked for, so
+  it widens the drawer's upper bounds by one; an empty-hand draw of n cards caps every
+  rank at n;
+- a catch removes its cards;
+- bounds are cut by hand sizes and by the cards of each rank the viewer has not seen
+  (deck - laid - own hand), and when the pool is empty every unseen card is in a hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gofish_env.cards import RANK_POINTS
+from gofish_env.events import (
+    Ask,
+    Catch,
+    Deal,
+    Draw,
+    EmptyHandDraw,
+    Event,
+    GameOver,
+    GoFish,
+    Hit,
+    Out,
+)
+from gofish_env.rules import Rules
+
+UNBOUNDED = 1 << 20  # an upper bound the history has not limited yet
+
+
+class PublicKnowledge:
+    """Deductions every seat at the table shares, updated event by event."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        players, ranks = rules.players, rules.ranks
+        self.players = players
+        self.ranks = ranks
+        self.set_size = rules.set_size
+        self.card_asks = rules.ask_for == "card"
+        self.copies = [rules.copies_of(rank) for rank in range(ranks)]
+        self.least = [[0] * ranks for _ in range(players)]
+        self.most = [[UNBOUNDED] * ranks for _ in range(players)]
+        self.laid = [0] * ranks
+        self.hand_sizes = [0] * players
+        self.pool_size = 0
+        self.catches: list[list[int]] = [[] for _ in range(players)]
+        self.points = [0] * players
+        self.out = [False] * players
+        self.winners: tuple[int, ...] | None = None
+        self.asks: list[AskRecord] = []
+        self.num_events = 0
+
+    def update(self, events: Sequence[Event]) -> None:
+        """Fold in new public events (in order)."""
+        least, most, sizes = self.least, self.most, self.hand_sizes
+        for event in events:
+            kind = type(event)
+            if kind is Ask:
+                row = least[event.asker]
+                row[event.rank] = max(row[event.rank], 1)
+                self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
+            elif kind is Hit:
+                asker, target, rank, count = event.asker, event.target, event.rank, event.count
+                sizes[asker] += count
+                sizes[target] -= count
+                least[asker][rank] += count
+                most[asker][rank] += count
+                if self.card_asks:
+                    least[target][rank] = max(least[target][rank] - count, 0)
+                    most[target][rank] -= count
+                else:
+                    least[target][rank] = most[target][rank] = 0
+                self.asks[-1].hit = count
+            elif kind is GoFish:
+                if not self.card_asks:
+                    least[event.target][event.rank] = most[event.target][event.rank] = 0
+                self.asks[-1].fished = True
+            elif kind is Draw:
+                seat = event.seat
+                sizes[seat] += 1
+                self.pool_size -= 1
+                if event.rank is not None:
+                    least[seat][event.rank] += 1
+                    most[seat][event.rank] += 1
+                    self.asks[-1].shown = True
+                else:
+                    # A private card, but not the rank asked for (with rank asks).
+                    skip = -1 if self.card_asks else self.asks[-1].rank
+                    row = most[seat]
+                    for rank in range(self.ranks):
+                        if rank != skip:
+                            row[rank] += 1
+            elif kind is Catch:
+                seat, rank = event.seat, event.rank
+                sizes[seat] -= self.set_size
+                self.laid[rank] += self.set_size
+                self.catches[seat].append(rank)
+                self.points[seat] += RANK_POINTS[rank]
+                least[seat][rank] = max(least[seat][rank] - self.set_size, 0)
+                most[seat][rank] = min(most[seat][rank] - self.set_size, self.set_size - 1)
+            elif kind is EmptyHandDraw:
+                seat = event.seat
+                sizes[seat] += event.count
+                self.pool_size -= event.count
+                least[seat] = [0] * self.ranks
+                most[seat] = [event.count] * self.ranks
+            elif kind is Out:
+                self.out[event.seat] = True
+            elif kind is Deal:
+                self._deal(event)
+                least, most = self.least, self.most
+            elif kind is GameOver:
+                self.winners = event.winners
+        self.num_events += len(events)
+
+    def _deal(self, event: Deal) -> None:
+        """A new game (in a match, the next one): start over from its deal."""
+        players, ranks = self.players, self.ranks
+        self.least = [[0] * ranks for _ in range(players)]
+        self.most = [[UNBOUNDED] * ranks for _ in range(players)]
+        self.laid = [0] * ranks
+        self.catches = [[] for _ in range(players)]
+        self.points = [0] * players
+        self.out = [False] * players
+        self.winners = None
+        self.asks = []
+        self.hand_sizes[:] = event.hand_sizes
+        self.pool_size = event.pool_size
+        for seat, laid in enumerate(event.catches):
+            for rank in laid:
+                self.catches[seat].append(rank)
+                self.points[seat] += RANK_POINTS[rank]
+                self.laid[rank] += self.set_size
+        for seat in range(self.players):
+            if not self.hand_sizes[seat] and not self.pool_size:
+                self.out[seat] = True
+
+    def bounds(self, seat: int, own_counts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(least, most) each seat holds of each rank, as seat ``seat`` may deduce them from
+        the history and its own hand (``own_counts``). Rows are absolute seats; the viewer's
+        own row is exact."""
+        players = self.players
+        own = np.asarray(own_counts, dtype=np.int64)
+        sizes = np.asarray(self.hand_sizes, dtype=np.int64)
+        unseen = np.asarray(self.copies, dtype=np.int64) - np.asarray(self.laid) - own
+        low = np.asarray(self.least, dtype=np.int64)
+        high = np.minimum(np.asarray(self.most, dtype=np.int64), sizes[:, None])
+        # No hand holds a complete set: it would have been laid.
+        high = np.minimum(high, np.minimum(unseen, self.set_size - 1)[None, :])
+        low = np.minimum(low, high)
+        others = np.arange(players) != seat
+        low[seat] = own
+        high[seat] = own
+        for _ in range(2):
+            # What the other seats are proved to hold is not available to this one.
+            low_sum = low[others].sum(axis=0)
+            high = np.minimum(high, unseen[None, :] - (low_sum[None, :] - low))
+            # A hand of n cards holds at least n minus what its other ranks can hold.
+            low = np.maximum(low, sizes[:, None] - (high.sum(axis=1)[:, None] - high))
+            if not self.pool_size:
+                high_sum = high[others].sum(axis=0)
+                low = np.maximum(low, unseen[None, :] - (high_sum[None, :] - high))
+            low[seat] = own
+            high[seat] = own
+        np.clip(high, 0, None, out=high)
+        np.clip(low, 0, high, out=low)
+        return low, high
+
+
+@dataclass
+class AskRecord:
+    """One public ask and its answer, for the recent-history part of an observation."""
+
+    asker: int
+    target: int
+    rank: int
+    card: int | None = None
+    hit: int = 0
+    fished: bool = False
+    shown: bool = False
+
+
+@dataclass
+class PlayerView:
+    """Everything one seat may know: its own hand plus public information. Seats are
+    absolute (0..P-1); the observation encoder turns them relative to the viewer."""
+
+    seat: int
+    rules: Rules
+    own_counts: list[int]
+    own_cards: list[str]
+    hand_sizes: list[int]
+    pool_size: int
+    catches: list[list[int]]
+    points: list[int]
+    out: list[bool]
+    current_player: int | None
+    legal_asks: tuple[tuple[int, int], ...]
+    knowledge: PublicKnowledge = field(repr=False)
+    _bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def to_move(self) -> bool:
+        return self.current_player == self.seat
+
+    @property
+    def least(self) -> np.ndarray:
+        """least[s, r]: the fewest cards of rank r seat s can hold."""
+        return self._get_bounds()[0]
+
+    @property
+    def most(self) -> np.ndarray:
+        """most[s, r]: the most cards of rank r seat s can hold."""
+        return self._get_bounds()[1]
+
+    @property
+    def unseen(self) -> np.ndarray:
+        """Cards of each rank this seat has not seen: in other hands or the pool."""
+        return (
+            np.asarray(self.knowledge.copies)
+            - np.asarray(self.knowledge.laid)
+            - np.asarray(self.own_counts)
+        )
+
+    @property
+    def asks(self) -> list[AskRecord]:
+        """Every public ask so far with its answer, oldest first."""
+        return self.knowledge.asks
+
+    def _get_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._bounds is None:
+            self._bounds = self.knowledge.bounds(self.seat, self.own_counts)
+        return self._bounds
+
+
+class KnowledgeTracker:
+    """Keeps a game's ``PublicKnowledge`` current and hands out ``PlayerView``s.
+
+    It reads the game only through public accessors (events, current player, legal asks of
+    the seat to move) and the viewer's own hand.
+    """
+
+    def __init__(self, game):
+        self.game = game
+        self.public = PublicKnowledge(game.rules)
+        self.sync()
+
+    def sync(self) -> PublicKnowledge:
+        game = self.game
+        if game.num_events != self.public.num_events:
+            self.public.update(game.events_since(self.public.num_events))
+        return self.public
+
+    def view(self, seat: int) -> PlayerView:
+        public = self.sync()
+        game = self.game
+        current = game.current_player
+        return PlayerView(
+            seat=seat,
+            rules=game.rules,
+            own_counts=game.hand_counts(seat),
+            own_cards=game.hand(seat),
+            hand_sizes=list(public.hand_sizes),
+            pool_size=public.pool_size,
+            catches=[list(laid) for laid in public.catches],
+            points=list(public.points),
+            out=list(public.out),
+            current_player=current,
+            legal_asks=game.legal_asks() if current == seat else (),
+            knowledge=public,
+        )

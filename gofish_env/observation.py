@@ -1,0 +1,212 @@
+"""The observation vector: its layout, declared once, and the encoder that fills it.
+
+Every section is a named block of a flat float32 vector with values in [0, 1]. Seats are
+relative to the viewer: index 0 is the viewer, 1 the seat to its left, and so on. The env
+docstring and docs/observation.md print ``ObservationLayout.markdown()``, so the docs are
+generated from this declaration and cannot drift from it.
+
+    python -m gofish_env.observation > docs/observation.md
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gofish_env.cards import RANK_POINTS
+from gofish_env.knowledge import PlayerView
+from gofish_env.rules import Rules
+
+DEFAULT_HISTORY = 8
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    shape: tuple[int, ...]
+    meaning: str
+    start: int
+    stop: int
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+class ObservationLayout:
+    """Named sections of the observation for given rules and history length."""
+
+    def __init__(self, rules: Rules, history: int = DEFAULT_HISTORY):
+        if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+            raise ValueError(f"history: got {history!r}; allowed: an integer >= 0")
+        players, ranks, asks = rules.players, rules.ranks, rules.ask_count
+        self.rules = rules
+        self.history = history
+        self.max_held = rules.set_size - 1
+        self.max_hand = sum(min(rules.copies_of(r), self.max_held) for r in range(ranks))
+        self.max_points = sum(
+            RANK_POINTS[r] * (rules.copies_of(r) // rules.set_size) for r in range(ranks)
+        )
+        self.max_catches_of_rank = max(rules.copies_of(r) // rules.set_size for r in range(ranks))
+        ask_row = 1 + players + players + asks + 3
+        what = "card" if rules.ask_for == "card" else "rank"
+        declared = [
+            ("own_hand", (ranks,), f"cards of each rank in your hand / {self.max_held}"),
+            ("hand_sizes", (players,), f"cards in each seat's hand / {self.max_hand}"),
+            ("catch_counts", (players,), f"catches each seat has laid / {rules.total_sets}"),
+            (
+                "tiebreak_points",
+                (players,),
+                f"tiebreak points of each seat's catches / {self.max_points}",
+            ),
+            (
+                "caught_ranks",
+                (players, ranks),
+                f"catches of each rank each seat has laid / {self.max_catches_of_rank}",
+            ),
+            ("out", (players,), "1 if the seat is out (no cards, empty pool)"),
+            ("to_move", (players,), "1 for the seat to move"),
+            ("pool_size", (1,), f"cards in the pool / {rules.deck_size}"),
+            (
+                "least_held",
+                (players - 1, ranks),
+                f"fewest cards of each rank each opponent can hold / {self.max_held}",
+            ),
+            (
+                "most_held",
+                (players - 1, ranks),
+                f"most cards of each rank each opponent can hold / {self.max_held}",
+            ),
+            ("known_none", (players - 1, ranks), "1 if the opponent is known to hold none"),
+            (
+                "recent_asks",
+                (history, ask_row),
+                f"last {history} asks, newest first: present, asker (one-hot over {players} "
+                f"seats), target (one-hot), {what} (one-hot over {asks}), cards handed over "
+                f"/ {self.max_held}, went fishing, fished card shown",
+            ),
+        ]
+        self.sections: dict[str, Section] = {}
+        start = 0
+        for name, shape, meaning in declared:
+            stop = start + int(np.prod(shape))
+            self.sections[name] = Section(name, shape, meaning, start, stop)
+            start = stop
+        self.size = start
+
+    def __getitem__(self, name: str) -> Section:
+        return self.sections[name]
+
+    def markdown(self) -> str:
+        """The layout as a markdown table (index ranges are half-open)."""
+        lines = [
+            "| section | indices | shape | meaning |",
+            "|---|---|---|---|",
+        ]
+        for section in self.sections.values():
+            shape = " x ".join(map(str, section.shape))
+            lines.append(
+                f"| `{section.name}` | {section.start}..{section.stop - 1} | {shape} "
+                f"| {section.meaning} |"
+            )
+        lines.append(f"| total | {self.size} | | |")
+        return "\n".join(lines)
+
+    def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        """The observation cut into its named sections, each in its declared shape."""
+        return {
+            name: observation[s.start : s.stop].reshape(s.shape)
+            for name, s in self.sections.items()
+        }
+
+
+def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
+    """Encode what ``view.seat`` may know as the layout's float32 vector."""
+    rules = layout.rules
+    players = rules.players
+    seat = view.seat
+    order = [(seat + k) % players for k in range(players)]
+    out = np.zeros(layout.size, dtype=np.float32)
+    sec = layout.sections
+
+    def put(name: str, values) -> None:
+        section = sec[name]
+        out[section.start : section.stop] = np.asarray(values, dtype=np.float32).ravel()
+
+    put("own_hand", np.asarray(view.own_counts) / layout.max_held)
+    put("hand_sizes", [view.hand_sizes[s] / layout.max_hand for s in order])
+    put("catch_counts", [len(view.catches[s]) / rules.total_sets for s in order])
+    put("tiebreak_points", [view.points[s] / layout.max_points for s in order])
+    caught = np.zeros((players, rules.ranks), dtype=np.float32)
+    for row, s in enumerate(order):
+        for rank in view.catches[s]:
+            caught[row, rank] += 1
+    put("caught_ranks", caught / layout.max_catches_of_rank)
+    put("out", [view.out[s] for s in order])
+    put("to_move", [s == view.current_player for s in order])
+    put("pool_size", [view.pool_size / rules.deck_size])
+    opponents = order[1:]
+    least, most = view.least[opponents], view.most[opponents]
+    put("least_held", least / layout.max_held)
+    put("most_held", most / layout.max_held)
+    put("known_none", most == 0)
+    if layout.history:
+        section = sec["recent_asks"]
+        width = section.shape[1]
+        relative = {s: k for k, s in enumerate(order)}
+        asks_base = 1 + 2 * players
+        for row, record in enumerate(reversed(view.asks[-layout.history :])):
+            base = section.start + row * width
+            what = record.card if record.card is not None else record.rank
+            out[base] = 1.0
+            out[base + 1 + relative[record.asker]] = 1.0
+            out[base + 1 + players + relative[record.target]] = 1.0
+            out[base + asks_base + what] = 1.0
+            tail = base + asks_base + rules.ask_count
+            out[tail] = record.hit / layout.max_held
+            out[tail + 1] = float(record.fished)
+            out[tail + 2] = float(record.shown)
+    return out
+
+
+def observation_doc() -> str:
+    """docs/observation.md, generated from the layout declaration."""
+    default = ObservationLayout(Rules(), DEFAULT_HISTORY)
+    parts = [
+        "# Observation layout",
+        "",
+        "Generated by `python -m gofish_env.observation > docs/observation.md` from the",
+        "declaration in `gofish_env/observation.py`; a test checks this file matches it.",
+        "",
+        '`obs["observation"]` is a float32 vector with values in [0, 1]. Seats are relative to',
+        "the viewer: row 0 is the viewer, row 1 the seat to its left, and so on; opponent rows",
+        'start at the viewer\'s left. `obs["action_mask"]` is an int8 vector with a 1 for each',
+        "legal action of the seat to move (all zeros for every other seat).",
+        "",
+        "The least / most / known-none bounds come from `gofish_env.knowledge`: public events",
+        "plus the viewer's own hand, nothing else.",
+        "",
+        f"## Default: table rules, 4 players, history={DEFAULT_HISTORY}",
+        "",
+        default.markdown(),
+        "",
+        "The sizes scale with the rules: P players, R ranks (13, or 14 with jokers), A asks",
+        "(R, or 52/53 cards with exact-card asks) and history K give",
+        "R + 3P + P*R + 2P + 1 + 3(P-1)R + K(1 + 2P + A + 3) values.",
+        "",
+    ]
+    for players in (2, 3, 5, 6):
+        layout = ObservationLayout(Rules(players=players), DEFAULT_HISTORY)
+        parts.append(f"- table rules, {players} players: {layout.size} values")
+    for preset in ("pairs", "two_decks", "authors"):
+        layout = ObservationLayout(Rules.preset(preset), DEFAULT_HISTORY)
+        parts.append(f"- `{preset}` preset, 4 players: {layout.size} values")
+    jokers = ObservationLayout(Rules.preset("pairs", jokers=True), DEFAULT_HISTORY)
+    parts.append(f"- `pairs` with jokers, 4 players: {jokers.size} values")
+    parts.append("")
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(observation_doc(), end="")

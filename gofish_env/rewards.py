@@ -1,0 +1,115 @@
+"""Reward schemes: named bundles of weighted components, paid to every seat when earned.
+
+Components (per seat, per step):
+- ``catch``: +1 for each catch the seat lays (on any seat's turn, and at the deal);
+- ``catch_points``: the catch's tiebreak points / 14 (an ace catch is worth 1.0);
+- ``tiebreak``: the catch's points / (all points in the deck + 1), so that over a game
+  ``catch + tiebreak`` ranks seats exactly as the table's winner rule does (catches first,
+  then points: the tiebreak part of a return never reaches 1);
+- ``win``: at the end only: 1/k to each of k winners (1 for a sole win), 0 to the others.
+
+``zero_sum=True`` pays each seat its own reward minus the mean of the other seats'
+rewards, so every step's rewards sum to zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gofish_env.cards import RANK_POINTS
+from gofish_env.events import Catch, Event, GameOver
+from gofish_env.rules import Rules
+
+COMPONENTS = ("catch", "catch_points", "tiebreak", "win")
+
+NAMED_SCHEMES: dict[str, dict] = {
+    "catches": {"catch": 1.0},
+    "catch_points": {"catch_points": 1.0},
+    "catches+tiebreak": {"catch": 1.0, "tiebreak": 1.0},
+    "win": {"win": 1.0},
+    "zero_sum": {"win": 1.0, "zero_sum": True},
+}
+
+
+@dataclass(frozen=True)
+class RewardScheme:
+    weights: Mapping[str, float]
+    zero_sum: bool = False
+    name: str = "custom"
+
+    @classmethod
+    def make(cls, spec: str | Mapping[str, float] | RewardScheme) -> RewardScheme:
+        """A scheme from its name, or from a mapping of component -> weight (plus an
+        optional ``"zero_sum": True``)."""
+        if isinstance(spec, RewardScheme):
+            return spec
+        if isinstance(spec, str):
+            if spec not in NAMED_SCHEMES:
+                raise ValueError(
+                    f"reward: unknown scheme {spec!r}; allowed: {', '.join(NAMED_SCHEMES)}, "
+                    f"or a dict of weights over {', '.join(COMPONENTS)}"
+                )
+            named = dict(NAMED_SCHEMES[spec])
+            zero_sum = bool(named.pop("zero_sum", False))
+            return cls(named, zero_sum, spec)
+        if isinstance(spec, Mapping):
+            weights = dict(spec)
+            zero_sum = weights.pop("zero_sum", False)
+            for key, value in weights.items():
+                if key not in COMPONENTS:
+                    raise ValueError(
+                        f"reward: unknown component {key!r}; allowed: {', '.join(COMPONENTS)}, "
+                        f"zero_sum"
+                    )
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(f"reward: weight of {key!r} must be a number, got {value!r}")
+            if not isinstance(zero_sum, bool):
+                raise ValueError(f"reward: zero_sum must be True or False, got {zero_sum!r}")
+            return cls(weights, zero_sum, "custom")
+        raise ValueError(
+            f"reward: got {spec!r}; allowed: a name ({', '.join(NAMED_SCHEMES)}) or a dict"
+        )
+
+
+class RewardCalculator:
+    """Turns the events of a step into per-seat rewards and their components."""
+
+    def __init__(self, rules: Rules, scheme: RewardScheme):
+        self.players = rules.players
+        self.scheme = scheme
+        total_points = sum(
+            RANK_POINTS[r] * (rules.copies_of(r) // rules.set_size) for r in range(rules.ranks)
+        )
+        self.tiebreak_scale = 1.0 / (total_points + 1)
+        self.weights = [scheme.weights.get(name, 0.0) for name in COMPONENTS]
+
+    def components(self, events: Sequence[Event]) -> list[dict[str, float]]:
+        """Each seat's unweighted components earned in these events."""
+        parts = [dict.fromkeys(COMPONENTS, 0.0) for _ in range(self.players)]
+        for event in events:
+            kind = type(event)
+            if kind is Catch:
+                seat_parts = parts[event.seat]
+                points = RANK_POINTS[event.rank]
+                seat_parts["catch"] += 1.0
+                seat_parts["catch_points"] += points / 14.0
+                seat_parts["tiebreak"] += points * self.tiebreak_scale
+            elif kind is GameOver:
+                for seat in event.winners:
+                    parts[seat]["win"] += 1.0 / len(event.winners)
+        return parts
+
+    def rewards(self, events: Sequence[Event]) -> tuple[list[float], list[dict[str, float]]]:
+        """(reward per seat, components per seat) for these events."""
+        parts = self.components(events)
+        weights = self.weights
+        rewards = [
+            sum(w * seat_parts[name] for w, name in zip(weights, COMPONENTS, strict=True))
+            for seat_parts in parts
+        ]
+        if self.scheme.zero_sum and self.players > 1:
+            total = sum(rewards)
+            others = self.players - 1
+            rewards = [r - (total - r) / others for r in rewards]
+        return rewards, parts
