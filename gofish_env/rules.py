@@ -221,7 +221,8 @@ def _check_int(field: str, value: Any, low: int, high: int) -> None:
 
 
 def _check_choice(field: str, value: Any, choices: tuple) -> None:
-    if isinstance(value, bool) or value not in choices:
+    # By type as well as value: 4.0 == 4, but a float set size or deck count breaks the game.
+    if not any(type(value) is type(choice) and value == choice for choice in choices):
         allowed = ", ".join(repr(choice) for choice in choices)
         raise ValueError(f"{field}: got {value!r}; allowed: {allowed}")
 
