@@ -1,0 +1,136 @@
+"""Exact positions for the engine tests, naming only the cards that matter.
+
+``position([["7H 7C QS"], ...], pool_top=["2H"])`` builds a ``Game.from_hands`` position: the
+given hands, then a pool that starts with ``pool_top`` and goes on with every card nobody
+named, in deck order (2C 2D 2H 2S 3C ... AS, then jokers). With ``rest=seat`` the unnamed
+cards become that seat's catches instead (they must make whole sets), the pool is exactly
+``pool_top``, and the position is one in play (nothing is laid or drawn before the first ask).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+from gofish_env import Game, Rules
+from gofish_env.cards import RANK_NAMES, build_deck, card_str, parse_card, parse_rank
+
+Cards = str | Sequence[str]
+
+
+def cards(spec: Cards) -> list[str]:
+    """``"7H 7C QS"`` or ``["7H", "7C", "QS"]`` -> ``["7H", "7C", "QS"]``."""
+    return spec.split() if isinstance(spec, str) else list(spec)
+
+
+def rank(text: str) -> int:
+    """Rank index of ``"7"``, ``"Q"``, ``"JK"``..."""
+    return parse_rank(text)
+
+
+def deck_cards(rules: Rules) -> list[str]:
+    """Every card of the game as strings, in deck order (two decks: each card twice)."""
+    return sorted(
+        (card_str(card) for card in build_deck(rules.decks, rules.jokers)), key=_deck_order
+    )
+
+
+def _deck_order(text: str) -> tuple[int, int]:
+    card_rank, suit = parse_card(text)
+    return card_rank, suit
+
+
+def position(
+    hands: Sequence[Cards],
+    pool_top: Cards = (),
+    rules: Rules | None = None,
+    rest: str | int = "pool",
+    first_player: int = 0,
+    catches: Sequence[Sequence[str]] | None = None,
+) -> Game:
+    """A game from an exact position (see the module docstring).
+
+    ``catches`` (rank strings per seat) makes it a position in play; the cards of those ranks
+    are taken from the unnamed cards.
+    """
+    rules = Rules(players=len(hands)) if rules is None else rules
+    hand_lists = [cards(hand) for hand in hands]
+    top = cards(pool_top)
+    unnamed = Counter(deck_cards(rules))
+    unnamed.subtract(card for hand in hand_lists for card in hand)
+    unnamed.subtract(top)
+    bad = sorted(card for card, left in unnamed.items() if left < 0)
+    assert not bad, f"named more often than the deck holds them: {bad}"
+    laid = [list(seat) for seat in catches] if catches is not None else None
+    if laid is not None:
+        for seat_catches in laid:
+            for name in seat_catches:
+                _take_set(unnamed, rank(name), rules.set_size)
+    leftover = sorted(unnamed.elements(), key=_deck_order)
+    if rest == "pool":
+        pool = top + leftover
+    else:
+        assert isinstance(rest, int) and 0 <= rest < rules.players, f"rest: {rest!r}"
+        per_rank = Counter(parse_card(card)[0] for card in leftover)
+        odd = [RANK_NAMES[r] for r, count in per_rank.items() if count % rules.set_size]
+        assert not odd, f"unnamed cards do not make whole sets of {odd}"
+        if laid is None:
+            laid = [[] for _ in range(rules.players)]
+        for r, count in sorted(per_rank.items()):
+            laid[rest] += [RANK_NAMES[r]] * (count // rules.set_size)
+        pool = top
+    return Game.from_hands(hand_lists, pool, rules=rules, first_player=first_player, catches=laid)
+
+
+def _take_set(unnamed: Counter, rank_index: int, set_size: int) -> None:
+    for _ in range(set_size):
+        card = next(
+            (c for c in sorted(unnamed, key=_deck_order) if unnamed[c] > 0 and _r(c) == rank_index),
+            None,
+        )
+        assert card is not None, f"no cards left for a catch of {RANK_NAMES[rank_index]}"
+        unnamed[card] -= 1
+
+
+def _r(card: str) -> int:
+    return parse_card(card)[0]
+
+
+def dealt(rules: Rules, seed: int) -> tuple[list[list[str]], list[str], int]:
+    """The hands (in the order dealt), pool (top first) and first player of
+    ``Game(rules, seed)`` before anything is laid: the engine shuffles ``build_deck`` with
+    ``random.Random(seed)``, picks a random first player after the shuffle, and deals from the
+    top (the end of the shuffled list) one card at a time from the first player."""
+    rng = random.Random(seed)
+    deck = build_deck(rules.decks, rules.jokers)
+    rng.shuffle(deck)
+    if rules.first_player == "random":
+        first = rng.randrange(rules.players)
+    elif rules.first_player == "dealer_left":
+        first = 0
+    else:
+        first = rules.first_player
+    top_first = [card_str(card) for card in reversed(deck)]
+    count = len(deck) if rules.deal == "whole_deck" else rules.hand_size * rules.players
+    hands: list[list[str]] = [[] for _ in range(rules.players)]
+    for i, card in enumerate(top_first[:count]):
+        hands[(first + i) % rules.players].append(card)
+    return hands, top_first[count:], first
+
+
+def snapshot(game: Game) -> tuple:
+    """Everything observable about a game, to check that a refused ask changed nothing."""
+    seats = range(game.players)
+    return (
+        [game.hand(seat) for seat in seats],
+        game.pool_cards(),
+        [game.catches(seat) for seat in seats],
+        [game.is_out(seat) for seat in seats],
+        game.current_player,
+        game.is_over,
+        game.winners,
+        game.num_asks,
+        game.events,
+        game.legal_asks(),
+    )
