@@ -18,6 +18,17 @@ _LAZY = {
 }
 
 
+try:
+    # gymnasium.make("GoFish-v0") works after `import gofish_env`; the engine itself
+    # (cards, rules, events, game, match) imports nothing from gymnasium or pettingzoo.
+    import gymnasium as _gymnasium
+
+    if "GoFish-v0" not in _gymnasium.registry:
+        _gymnasium.register(id="GoFish-v0", entry_point="gofish_env.gym_env:GoFishEnv")
+except ImportError:  # the engine still works without the RL libraries
+    pass
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib

@@ -1,0 +1,113 @@
+"""Opponents for the single-agent env: anything that can pick a seat's action.
+
+An opponent spec is one of:
+- a CPU level name (``"random"``, ``"easy"``, ... from ``baselines``), or a CPU object with
+  ``choose(view)``: it decides from that seat's ``PlayerView`` only;
+- ``"model:path/to/model.zip"`` or a loaded SB3 model (``predict``): it sees that seat's
+  observation and action mask;
+- any callable ``(observation, action_mask) -> action``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+MODEL_PREFIX = "model:"
+
+
+class Opponent(ABC):
+    """Picks the action of one seat of an AEC ``raw_env``."""
+
+    def reset(self, seed: int | None) -> None:  # noqa: B027 (most opponents keep no state)
+        """A new episode begins."""
+
+    @abstractmethod
+    def act(self, env: Any, seat: int) -> int:
+        """The seat's action; the seat is the one to move."""
+
+
+class ViewOpponent(Opponent):
+    """A scripted CPU: decides from the seat's ``PlayerView``."""
+
+    def __init__(self, cpu: Any):
+        self.cpu = cpu
+
+    def reset(self, seed: int | None) -> None:
+        self.cpu.reset(seed)
+
+    def act(self, env: Any, seat: int) -> int:
+        target, what = self.cpu.choose(env.view(seat))
+        return env.codec.to_action(seat, target, what)
+
+
+class CallableOpponent(Opponent):
+    """A function of (observation, action_mask)."""
+
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], int]):
+        self.policy = policy
+
+    def act(self, env: Any, seat: int) -> int:
+        obs = env.observe(env.possible_agents[seat])
+        return int(self.policy(obs["observation"], obs["action_mask"]))
+
+
+class ModelOpponent(Opponent):
+    """A stable-baselines3 model; MaskablePPO gets the action mask."""
+
+    def __init__(self, model: Any, deterministic: bool = False):
+        self.model = model
+        self.deterministic = deterministic
+        self._masked = "action_masks" in _parameters(model.predict)
+
+    def act(self, env: Any, seat: int) -> int:
+        obs = env.observe(env.possible_agents[seat])
+        kwargs = {"deterministic": self.deterministic}
+        if self._masked:
+            kwargs["action_masks"] = obs["action_mask"]
+        action, _ = self.model.predict(obs["observation"], **kwargs)
+        action = int(action)
+        if not obs["action_mask"][action]:
+            raise ValueError(
+                f"model opponent chose illegal action {action}; use a MaskablePPO model "
+                f"(sb3-contrib) so it sees the action mask"
+            )
+        return action
+
+
+def _parameters(function: Callable) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(function).parameters)
+
+
+def load_model(path: str) -> Any:
+    """A saved MaskablePPO model (``.zip``), loaded on the CPU."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu")
+
+
+def make_opponent(spec: Any) -> Opponent:
+    """An ``Opponent`` from a spec (see the module docstring)."""
+    if isinstance(spec, Opponent):
+        return spec
+    if isinstance(spec, str):
+        if spec.startswith(MODEL_PREFIX):
+            return ModelOpponent(load_model(spec[len(MODEL_PREFIX) :]))
+        from baselines import make_cpu
+
+        return ViewOpponent(make_cpu(spec))
+    if hasattr(spec, "choose"):
+        return ViewOpponent(spec)
+    if hasattr(spec, "predict"):
+        return ModelOpponent(spec)
+    if callable(spec):
+        return CallableOpponent(spec)
+    raise ValueError(
+        f"opponent: got {spec!r}; allowed: a CPU level name, 'model:PATH.zip', a CPU object, "
+        f"an SB3 model, or a callable (observation, action_mask) -> action"
+    )
