@@ -49,10 +49,10 @@ docs/observation.md for how sizes scale; generated from ``ObservationLayout``):
 
 {layout}
 
-Rewards are paid to every seat the moment they are earned, also on other seats' turns and
-for catches laid at the deal (see ``gofish_env.rewards``); ``infos[agent]`` carries the
-seat's ``catches``, ``tiebreak_points``, this step's ``reward_components`` and, at the end,
-``winners``.
+Rewards are paid to every seat the moment they are earned, also on other seats' turns;
+catches laid at the deal are paid with the first step, as an episode starts at zero reward
+(see ``gofish_env.rewards``). ``infos[agent]`` carries the seat's ``catches``,
+``tiebreak_points``, this step's ``reward_components`` and, at the end, ``winners``.
 
 Arguments: ``players`` (2..6; default 4, or the rules' count), ``rules`` (a ``Rules``; any
 preset or house rule; must agree with ``players``), ``reward``, ``history`` (recent asks in
@@ -169,7 +169,10 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self._apply_events(game.events)
+        # An AEC episode starts at zero reward (PettingZoo's api_test checks it), so what
+        # the deal earns (catches laid in opening hands) is paid with the first step.
+        self._unpaid = [] if game.is_over else game.events
+        self._apply_events([] if self._unpaid else game.events)
         self._update_selection(self.possible_agents[0])
 
     def step(self, action: int) -> None:
@@ -180,6 +183,8 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         target, what = self.codec.to_ask(seat, action)
         events = self.game.ask(target, what)
+        if self._unpaid:
+            events, self._unpaid = self._unpaid + events, []
         self._cumulative_rewards[agent] = 0.0
         self._apply_events(events)
         self._update_selection(agent)
