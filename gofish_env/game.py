@@ -551,11 +551,12 @@ class Game:
             if self._card_asks:
                 self._laid_cards.update(card_index(card) for card in laid)
             self._events.append(Catch(seat, rank))
-        if self._num_caught == self._total_sets:
-            self._end("every catch is laid")
-        elif self._first_empty_wins and not self._sizes[seat] and self._first_to_empty is None:
+        # First-empty first: laying the last catch empties the layer's hand too.
+        if self._first_empty_wins and not self._sizes[seat] and self._first_to_empty is None:
             self._first_to_empty = seat
             self._end(f"seat {seat} emptied their hand by laying a catch")
+        elif self._num_caught == self._total_sets:
+            self._end("every catch is laid")
 
     def _lay_all(self, seat: int) -> None:
         """Lay every complete set in the hand, lowest rank first (after a deal or a refill)."""
