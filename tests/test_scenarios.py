@@ -168,7 +168,9 @@ def test_hand_dealt_only_catches_lays_them_all_and_draws_one_card():
 
 def test_opening_empty_hand_waits_for_its_own_turn_under_own_turn_draws():
     game = position(
-        ["7C QS", "9C 9D 9H 9S", "4C"], pool_top=["2C", "KD"], rules=Rules.preset("family", players=3)
+        ["7C QS", "9C 9D 9H 9S", "4C"],
+        pool_top=["2C", "KD"],
+        rules=Rules.preset("family", players=3),
     )
     assert game.events[1:] == [Catch(1, NINE)]
     assert game.hand(1) == []
@@ -581,7 +583,7 @@ def test_own_turn_draw_asker_emptied_as_its_turn_ends_waits_for_its_next_turn():
 
 def test_house_rule_refill_draws_n_cards():
     rules = Rules(players=3, empty_hand_draw_count=5)
-    game = position(["7H QS", "7C 7D", "5C"], pool_top="2H 3H 4H 5H 6H 8H".split(), rules=rules)
+    game = position(["7H QS", "7C 7D", "5C"], pool_top="2H 3H 4H 5H 6H 8H", rules=rules)
     events = game.ask(1, "7")
     assert events[-1] == EmptyHandDraw(1, 5)
     assert str(events[-1]) == "Seat 1 has an empty hand and draws 5 cards."
@@ -603,7 +605,7 @@ def test_house_rule_refill_takes_what_is_left_when_the_pool_is_short():
 
 def test_house_rule_refill_at_the_start_of_your_own_turn():
     rules = Rules.preset("family", players=3, empty_hand_draw_count=5)
-    game = position(["7H QS", "7C 7D", "5C"], pool_top="2H 3H 4H 5H 6H 8H".split(), rules=rules)
+    game = position(["7H QS", "7C 7D", "5C"], pool_top="2H 3H 4H 5H 6H 8H", rules=rules)
     game.ask(1, "7")
     assert game.hand(1) == []
     game.ask(2, "Q")  # fishes 2H, the turn passes to seat 1: it draws 5
