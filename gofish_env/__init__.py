@@ -6,9 +6,10 @@ engine works without gymnasium or pettingzoo being imported.
 """
 
 from gofish_env.game import Game, IllegalAsk
+from gofish_env.match import Match
 from gofish_env.rules import Rules
 
-__all__ = ["Game", "GoFishEnv", "IllegalAsk", "Rules", "env", "raw_env"]
+__all__ = ["Game", "GoFishEnv", "IllegalAsk", "Match", "Rules", "env", "raw_env"]
 __version__ = "0.1.0"
 
 _LAZY = {
