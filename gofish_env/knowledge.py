@@ -45,7 +45,11 @@ UNBOUNDED = 1 << 20  # an upper bound the history has not limited yet
 
 
 class PublicKnowledge:
-    """Deductions every seat at the table shares, updated event by event."""
+    """Deductions every seat at the table shares, updated event by event.
+
+    ``least[s, r]`` / ``most[s, r]`` are what the history alone proves about seat s and
+    rank r (``most`` may be ``UNBOUNDED``); ``bounds`` sharpens them for one viewer.
+    """
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -54,93 +58,89 @@ class PublicKnowledge:
         self.ranks = ranks
         self.set_size = rules.set_size
         self.card_asks = rules.ask_for == "card"
-        self.copies = [rules.copies_of(rank) for rank in range(ranks)]
-        self.least = [[0] * ranks for _ in range(players)]
-        self.most = [[UNBOUNDED] * ranks for _ in range(players)]
-        self.laid = [0] * ranks
+        self.copies = np.array([rules.copies_of(rank) for rank in range(ranks)], np.int64)
+        # Most of a rank one hand can hold: a complete set would have been laid.
+        self.hand_cap = np.minimum(self.copies, self.set_size - 1)
         self.hand_sizes = [0] * players
         self.pool_size = 0
+        self.num_events = 0
+        self._new_game()
+
+    def _new_game(self) -> None:
+        players, ranks = self.players, self.ranks
+        self.least = np.zeros((players, ranks), np.int64)
+        self.most = np.full((players, ranks), UNBOUNDED, np.int64)
+        self.laid = np.zeros(ranks, np.int64)
         self.catches: list[list[int]] = [[] for _ in range(players)]
         self.points = [0] * players
         self.out = [False] * players
         self.winners: tuple[int, ...] | None = None
         self.asks: list[AskRecord] = []
-        self.num_events = 0
 
     def update(self, events: Sequence[Event]) -> None:
         """Fold in new public events (in order)."""
-        least, most, sizes = self.least, self.most, self.hand_sizes
+        sizes = self.hand_sizes
         for event in events:
             kind = type(event)
+            least, most = self.least, self.most
             if kind is Ask:
-                row = least[event.asker]
-                row[event.rank] = max(row[event.rank], 1)
+                if least[event.asker, event.rank] < 1:
+                    least[event.asker, event.rank] = 1
                 self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
             elif kind is Hit:
                 asker, target, rank, count = event.asker, event.target, event.rank, event.count
                 sizes[asker] += count
                 sizes[target] -= count
-                least[asker][rank] += count
-                most[asker][rank] += count
+                least[asker, rank] += count
+                most[asker, rank] += count
                 if self.card_asks:
-                    least[target][rank] = max(least[target][rank] - count, 0)
-                    most[target][rank] -= count
+                    least[target, rank] = max(least[target, rank] - count, 0)
+                    most[target, rank] -= count
                 else:
-                    least[target][rank] = most[target][rank] = 0
+                    least[target, rank] = most[target, rank] = 0
                 self.asks[-1].hit = count
             elif kind is GoFish:
                 if not self.card_asks:
-                    least[event.target][event.rank] = most[event.target][event.rank] = 0
+                    least[event.target, event.rank] = most[event.target, event.rank] = 0
                 self.asks[-1].fished = True
             elif kind is Draw:
                 seat = event.seat
                 sizes[seat] += 1
                 self.pool_size -= 1
                 if event.rank is not None:
-                    least[seat][event.rank] += 1
-                    most[seat][event.rank] += 1
+                    least[seat, event.rank] += 1
+                    most[seat, event.rank] += 1
                     self.asks[-1].shown = True
                 else:
                     # A private card, but not the rank asked for (with rank asks).
-                    skip = -1 if self.card_asks else self.asks[-1].rank
-                    row = most[seat]
-                    for rank in range(self.ranks):
-                        if rank != skip:
-                            row[rank] += 1
+                    most[seat] += 1
+                    if not self.card_asks:
+                        most[seat, self.asks[-1].rank] -= 1
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
                 sizes[seat] -= self.set_size
                 self.laid[rank] += self.set_size
                 self.catches[seat].append(rank)
                 self.points[seat] += RANK_POINTS[rank]
-                least[seat][rank] = max(least[seat][rank] - self.set_size, 0)
-                most[seat][rank] = min(most[seat][rank] - self.set_size, self.set_size - 1)
+                least[seat, rank] = max(least[seat, rank] - self.set_size, 0)
+                most[seat, rank] = min(most[seat, rank] - self.set_size, self.set_size - 1)
             elif kind is EmptyHandDraw:
                 seat = event.seat
                 sizes[seat] += event.count
                 self.pool_size -= event.count
-                least[seat] = [0] * self.ranks
-                most[seat] = [event.count] * self.ranks
+                least[seat] = 0
+                most[seat] = event.count
             elif kind is Out:
                 self.out[event.seat] = True
             elif kind is Deal:
                 self._deal(event)
-                least, most = self.least, self.most
             elif kind is GameOver:
                 self.winners = event.winners
         self.num_events += len(events)
 
     def _deal(self, event: Deal) -> None:
         """A new game (in a match, the next one): start over from its deal."""
-        players, ranks = self.players, self.ranks
-        self.least = [[0] * ranks for _ in range(players)]
-        self.most = [[UNBOUNDED] * ranks for _ in range(players)]
-        self.laid = [0] * ranks
-        self.catches = [[] for _ in range(players)]
-        self.points = [0] * players
-        self.out = [False] * players
-        self.winners = None
-        self.asks = []
+        self._new_game()
         self.hand_sizes[:] = event.hand_sizes
         self.pool_size = event.pool_size
         for seat, laid in enumerate(event.catches):
@@ -156,31 +156,25 @@ class PublicKnowledge:
         """(least, most) each seat holds of each rank, as seat ``seat`` may deduce them from
         the history and its own hand (``own_counts``). Rows are absolute seats; the viewer's
         own row is exact."""
-        players = self.players
         own = np.asarray(own_counts, dtype=np.int64)
-        sizes = np.asarray(self.hand_sizes, dtype=np.int64)
-        unseen = np.asarray(self.copies, dtype=np.int64) - np.asarray(self.laid) - own
-        low = np.asarray(self.least, dtype=np.int64)
-        high = np.minimum(np.asarray(self.most, dtype=np.int64), sizes[:, None])
-        # No hand holds a complete set: it would have been laid.
-        high = np.minimum(high, np.minimum(unseen, self.set_size - 1)[None, :])
-        low = np.minimum(low, high)
-        others = np.arange(players) != seat
+        sizes = np.array(self.hand_sizes, dtype=np.int64)[:, None]
+        unseen = self.copies - self.laid - own
+        high = np.minimum(self.most, sizes)
+        np.minimum(high, np.minimum(unseen, self.hand_cap), out=high)
+        low = np.minimum(self.least, high)
         low[seat] = own
         high[seat] = own
-        for _ in range(2):
-            # What the other seats are proved to hold is not available to this one.
-            low_sum = low[others].sum(axis=0)
-            high = np.minimum(high, unseen[None, :] - (low_sum[None, :] - low))
-            # A hand of n cards holds at least n minus what its other ranks can hold.
-            low = np.maximum(low, sizes[:, None] - (high.sum(axis=1)[:, None] - high))
-            if not self.pool_size:
-                high_sum = high[others].sum(axis=0)
-                low = np.maximum(low, unseen[None, :] - (high_sum[None, :] - high))
-            low[seat] = own
-            high[seat] = own
-        np.clip(high, 0, None, out=high)
-        np.clip(low, 0, high, out=low)
+        # What the other seats are proved to hold is not in this one's hand.
+        np.minimum(high, unseen - (low.sum(axis=0) - own) + low, out=high)
+        # A hand of n cards holds at least n minus what its other ranks can hold.
+        np.maximum(low, sizes - high.sum(axis=1, keepdims=True) + high, out=low)
+        if not self.pool_size:
+            # Every unseen card is in some opponent's hand.
+            np.maximum(low, unseen - (high.sum(axis=0) - own) + high, out=low)
+        low[seat] = own
+        high[seat] = own
+        np.maximum(high, 0, out=high)
+        np.minimum(low, high, out=low)
         return low, high
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gofish_env.cards import RANK_POINTS
-from gofish_env.knowledge import PlayerView
+from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
+from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules
 
 DEFAULT_HISTORY = 8
@@ -168,6 +169,148 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
             out[tail + 1] = float(record.fished)
             out[tail + 2] = float(record.shown)
     return out
+
+
+class ObservationEncoder:
+    """The fast path used by the environments; gives exactly what ``encode`` gives.
+
+    The public part of every seat's observation is kept current event by event in one
+    buffer laid out by absolute seat, so a seat's observation is a single gather from it
+    after writing the viewer's own hand and knowledge bounds (nothing is re-encoded that has
+    not changed). It reads only public events and, per call, the viewer's own hand.
+    """
+
+    def __init__(self, layout: ObservationLayout, public: PublicKnowledge):
+        rules = layout.rules
+        players, ranks, asks, history = rules.players, rules.ranks, rules.ask_count, layout.history
+        self.layout = layout
+        self.public = public
+        self.players = players
+        self.asks = asks
+        self.set_size = rules.set_size
+        # Divisions as in ``encode``, so both give the same float32 values bit for bit.
+        self.max_held = layout.max_held
+        self.max_hand = layout.max_hand
+        self.total_sets = rules.total_sets
+        self.max_points = layout.max_points
+        self.max_rank_catches = layout.max_catches_of_rank
+        self.deck_size = rules.deck_size
+        self.row = 1 + 2 * players + asks + 3
+        size = 0
+
+        def slots(*shape: int) -> np.ndarray:
+            nonlocal size
+            count = int(np.prod(shape))
+            block = np.arange(size, size + count).reshape(shape)
+            size += count
+            return block
+
+        self.own = slots(ranks)
+        self.hand = slots(players)
+        self.catch = slots(players)
+        self.points = slots(players)
+        self.caught = slots(players, ranks)
+        self.out = slots(players)
+        self.to_move = slots(players)
+        self.pool = slots(1)
+        self.least = slots(players, ranks)
+        self.most = slots(players, ranks)
+        self.none = slots(players, ranks)
+        history_slots = slots(history, self.row)
+        self.history_start = int(history_slots.flat[0]) if history else size
+        self.buffer = np.zeros(size, np.float32)
+        self.history_rows = self.buffer[self.history_start : size].reshape(history, self.row)
+        self.gather = [self._gather(seat, history_slots) for seat in range(players)]
+        self.num_events = 0
+
+    def _gather(self, seat: int, history_slots: np.ndarray) -> np.ndarray:
+        """For each position of ``seat``'s observation, its slot in the buffer."""
+        players = self.players
+        order = [(seat + k) % players for k in range(players)]
+        opponents = order[1:]
+        # History rows hold absolute seats; the viewer sees them relative to itself.
+        columns = [0, *(1 + s for s in order), *(1 + players + s for s in order)]
+        columns += list(range(1 + 2 * players, self.row))
+        parts = [
+            self.own,
+            self.hand[order],
+            self.catch[order],
+            self.points[order],
+            self.caught[order],
+            self.out[order],
+            self.to_move[order],
+            self.pool,
+            self.least[opponents],
+            self.most[opponents],
+            self.none[opponents],
+            history_slots[:, columns],
+        ]
+        gather = np.concatenate([part.ravel() for part in parts])
+        assert gather.size == self.layout.size
+        return gather
+
+    def update(self, events) -> None:
+        """Fold in new public events (after ``public`` has taken them)."""
+        buffer = self.buffer
+        rows = self.history_rows
+        for event in events:
+            kind = type(event)
+            if kind is Ask:
+                if len(rows):
+                    rows[1:] = rows[:-1]
+                    row = rows[0]
+                    row[:] = 0.0
+                    row[0] = 1.0
+                    row[1 + event.asker] = 1.0
+                    row[1 + self.players + event.target] = 1.0
+                    what = event.rank if event.card is None else event.card
+                    row[1 + 2 * self.players + what] = 1.0
+            elif kind is Hit:
+                if len(rows):
+                    rows[0, -3] = event.count / self.max_held
+            elif kind is GoFish:
+                if len(rows):
+                    rows[0, -2] = 1.0
+            elif kind is Draw:
+                if event.rank is not None and len(rows):
+                    rows[0, -1] = 1.0
+            elif kind is Catch:
+                self._write_catches(event.seat)
+            elif kind is Out:
+                buffer[self.out[event.seat]] = 1.0
+            elif kind is Deal:
+                buffer[:] = 0.0
+                for seat in range(self.players):
+                    self._write_catches(seat)
+                for seat in range(self.players):
+                    if not event.hand_sizes[seat] and not event.pool_size:
+                        buffer[self.out[seat]] = 1.0
+        public = self.public
+        buffer[self.hand] = np.array(public.hand_sizes) / self.max_hand
+        buffer[self.pool[0]] = public.pool_size / self.deck_size
+        self.num_events += len(events)
+
+    def _write_catches(self, seat: int) -> None:
+        public, buffer = self.public, self.buffer
+        laid = public.catches[seat]
+        buffer[self.catch[seat]] = len(laid) / self.total_sets
+        buffer[self.points[seat]] = public.points[seat] / self.max_points
+        counts = np.bincount(laid, minlength=public.ranks) if laid else 0
+        buffer[self.caught[seat]] = np.asarray(counts, np.float32) / self.max_rank_catches
+
+    def observe(self, seat: int, own_counts, current_player: int | None) -> np.ndarray:
+        """``seat``'s observation vector (a new array)."""
+        buffer = self.buffer
+        own = np.asarray(own_counts)
+        buffer[self.own] = own / self.max_held
+        buffer[self.to_move] = 0.0
+        if current_player is not None:
+            buffer[self.to_move[current_player]] = 1.0
+        low, high = self.public.bounds(seat, own)
+        buffer[self.least] = low / self.max_held
+        buffer[self.most] = high / self.max_held
+        buffer[self.none] = high == 0
+        return buffer[self.gather[seat]]
 
 
 def observation_doc() -> str:
