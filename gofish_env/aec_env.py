@@ -8,12 +8,13 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import wrappers as pz_wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from gofish_env.actions import ActionCodec
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout, encode
+from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import RewardCalculator, RewardScheme
 from gofish_env.rules import Rules
@@ -164,7 +165,7 @@ class raw_env(AECEnv):
             game = new_game(self.rules, int(self._seed_rng.integers(2**63)))
         self.game = game
         self._tracker = KnowledgeTracker(game)
-        self._obs_cache: dict[int, dict] = {}
+        self._encoder = ObservationEncoder(self.layout, self._tracker.public)
         self.agents = self.possible_agents[:]
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -197,23 +198,25 @@ class raw_env(AECEnv):
         rewards, parts = self._reward_calc.rewards(events)
         self.rewards = {agent: rewards[seat] for seat, agent in enumerate(self.possible_agents)}
         self._accumulate_rewards()
+        encoder = self._encoder
         public = self._tracker.sync()
+        encoder.update(game.events_since(encoder.num_events))
         over = game.is_over
-        self.infos = {}
-        for seat, agent in enumerate(self.possible_agents):
-            info = {
-                "catches": len(public.catches[seat]),
-                "tiebreak_points": public.points[seat],
+        catches, points = public.catches, public.points
+        self.infos = {
+            agent: {
+                "catches": len(catches[seat]),
+                "tiebreak_points": points[seat],
                 "reward_components": parts[seat],
             }
-            if over:
-                info["winners"] = list(game.winners)
-            self.infos[agent] = info
+            for seat, agent in enumerate(self.possible_agents)
+        }
         if over:
+            for info in self.infos.values():
+                info["winners"] = list(game.winners)
             self.terminations = dict.fromkeys(self.agents, True)
         elif game.num_asks >= self.max_asks:
             self.truncations = dict.fromkeys(self.agents, True)
-        self._obs_cache.clear()
 
     def _update_selection(self, previous: str) -> None:
         current = self.game.current_player
@@ -227,17 +230,23 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ views
 
     def observe(self, agent: str) -> dict:
+        """The seat's observation and action mask: new arrays on every call."""
         seat = self.agent_name_mapping[agent]
-        cached = self._obs_cache.get(seat)
-        if cached is None:
-            view = self._tracker.view(seat)
-            cached = {
-                "observation": encode(view, self.layout),
-                "action_mask": self.codec.mask(seat, view.legal_asks),
-            }
-            self._obs_cache[seat] = cached
-        # Copies: callers (replay buffers) may keep or change what they are given.
-        return {name: array.copy() for name, array in cached.items()}
+        game = self.game
+        current = game.current_player
+        observation = self._encoder.observe(seat, game.hand_counts(seat), current)
+        if current == seat:
+            mask = self.codec.mask(seat, game.legal_asks())
+        else:
+            mask = np.zeros(self.codec.size, np.int8)
+        return {"observation": observation, "action_mask": mask}
+
+    def is_legal(self, action: int) -> bool:
+        """Whether the agent to move may take ``action`` now (its mask entry is 1)."""
+        seat = self.agent_name_mapping[self.agent_selection]
+        if self.game.current_player != seat:
+            return False
+        return self.codec.to_ask(seat, action) in self.game.legal_asks()
 
     def view(self, seat: int):
         """The ``PlayerView`` of a seat: what it may know (used by scripted opponents)."""
@@ -276,16 +285,105 @@ raw_env.__doc__ = _DOC.format(
 )
 
 
-def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **kwargs) -> AECEnv:
+class ClassicWrapper(pz_wrappers.OrderEnforcingWrapper):
+    """PettingZoo classic's wrapper chain in one layer.
+
+    ``env()`` of a classic env stacks ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``
+    and ``OrderEnforcingWrapper``; every attribute read then walks three ``__getattr__``
+    layers (about 30 us a step, as much as the whole game step). This subclass of
+    ``OrderEnforcingWrapper`` keeps its order checks and does the other two wrappers' checks
+    in ``step``, reading the hot attributes straight from the raw env. It behaves as the
+    stacked chain does (tests compare them move for move); ``env(wrappers="pettingzoo")``
+    builds the stacked chain itself.
+    """
+
+    def __init__(self, env: raw_env, illegal_action: str, illegal_reward: float):
+        super().__init__(env)
+        self._raw = env
+        self._illegal_action = illegal_action
+        self._illegal_reward = float(illegal_reward)
+        self._illegal_end = False
+
+    # The attributes every step and ``last()`` read, one hop from the raw env.
+    agent_selection = property(lambda self: self._guard("agent_selection"))
+    agents = property(lambda self: self._guard("agents"))
+    rewards = property(lambda self: self._guard("rewards"))
+    terminations = property(lambda self: self._guard("terminations"))
+    truncations = property(lambda self: self._guard("truncations"))
+    infos = property(lambda self: self._guard("infos"))
+    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
+
+    def _guard(self, name: str) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._illegal_end = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def step(self, action: int | None) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # AssertOutOfBoundsWrapper's check (Discrete.contains, without its generic overhead).
+        assert (action is None and dead) or (
+            isinstance(action, int | np.integer) and 0 <= action < raw.codec.size
+        ), "action is not in action space"
+        if dead:
+            raw._was_dead_step(action)
+        elif self._illegal_action == "terminate" and not raw.is_legal(action):
+            # TerminateIllegalWrapper's ending: the offender gets the penalty.
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.agents, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._illegal_end = True
+        else:
+            raw.step(action)
+
+
+WRAPPER_CHOICES = ("classic", "pettingzoo")
+
+
+def env(
+    illegal_action: str = "terminate",
+    illegal_reward: float = -1.0,
+    wrappers: str = "classic",
+    **kwargs,
+) -> AECEnv:
     """The AEC env wrapped as PettingZoo classic envs are. ``illegal_action="terminate"``
-    ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk."""
+    ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk.
+    ``wrappers="classic"`` is the one-layer ``ClassicWrapper``; ``"pettingzoo"`` stacks
+    PettingZoo's own wrappers (same behaviour, slower)."""
     if illegal_action not in ("terminate", "raise"):
         raise ValueError(f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'")
-    wrapped: AECEnv = raw_env(**kwargs)
+    if wrappers not in WRAPPER_CHOICES:
+        raise ValueError(f"wrappers: got {wrappers!r}; allowed: 'classic', 'pettingzoo'")
+    raw = raw_env(**kwargs)
+    if wrappers == "classic":
+        return ClassicWrapper(raw, illegal_action, illegal_reward)
+    wrapped: AECEnv = raw
     if illegal_action == "terminate":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = pz_wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = pz_wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return pz_wrappers.OrderEnforcingWrapper(wrapped)
 
 
 env.__doc__ = (env.__doc__ or "") + "\n\n" + raw_env.__doc__

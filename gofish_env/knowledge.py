@@ -64,6 +64,9 @@ class PublicKnowledge:
         self.hand_sizes = [0] * players
         self.pool_size = 0
         self.num_events = 0
+        self._opponents = [
+            [(seat + k) % players for k in range(1, players)] for seat in range(players)
+        ]
         self._new_game()
 
     def _new_game(self) -> None:
@@ -157,24 +160,29 @@ class PublicKnowledge:
         the history and its own hand (``own_counts``). Rows are absolute seats; the viewer's
         own row is exact."""
         own = np.asarray(own_counts, dtype=np.int64)
-        sizes = np.array(self.hand_sizes, dtype=np.int64)[:, None]
+        low = np.empty((self.players, self.ranks), np.int64)
+        high = np.empty_like(low)
+        opponents = self._opponents[seat]
+        low[opponents], high[opponents] = self.opponent_bounds(seat, own)
+        low[seat] = high[seat] = own
+        return low, high
+
+    def opponent_bounds(self, seat: int, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``bounds`` for the opponents only, in order from the viewer's left."""
+        opponents = self._opponents[seat]
+        sizes = np.array(self.hand_sizes, np.int64)[opponents][:, None]
         unseen = self.copies - self.laid - own
-        high = np.minimum(self.most, sizes)
+        high = np.minimum(self.most[opponents], sizes)
+        # No hand holds a complete set: it would have been laid.
         np.minimum(high, np.minimum(unseen, self.hand_cap), out=high)
-        low = np.minimum(self.least, high)
-        low[seat] = own
-        high[seat] = own
-        # What the other seats are proved to hold is not in this one's hand.
-        np.minimum(high, unseen - (low.sum(axis=0) - own) + low, out=high)
+        low = np.minimum(self.least[opponents], high)
+        # What the other opponents are proved to hold is not in this one's hand.
+        np.minimum(high, (unseen - low.sum(axis=0)) + low, out=high)
         # A hand of n cards holds at least n minus what its other ranks can hold.
-        np.maximum(low, sizes - high.sum(axis=1, keepdims=True) + high, out=low)
+        np.maximum(low, (sizes - high.sum(axis=1, keepdims=True)) + high, out=low)
         if not self.pool_size:
             # Every unseen card is in some opponent's hand.
-            np.maximum(low, unseen - (high.sum(axis=0) - own) + high, out=low)
-        low[seat] = own
-        high[seat] = own
-        np.maximum(high, 0, out=high)
-        np.minimum(low, high, out=low)
+            np.maximum(low, (unseen - high.sum(axis=0)) + high, out=low)
         return low, high
 
 

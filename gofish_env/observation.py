@@ -221,6 +221,14 @@ class ObservationEncoder:
         self.buffer = np.zeros(size, np.float32)
         self.history_rows = self.buffer[self.history_start : size].reshape(history, self.row)
         self.gather = [self._gather(seat, history_slots) for seat in range(players)]
+        # Contiguous blocks are written through slices, cheaper than index arrays.
+        self.hand_slice = _as_slice(self.hand)
+        sections = layout.sections
+        self.own_slice = slice(sections["own_hand"].start, sections["own_hand"].stop)
+        self.to_move_start = sections["to_move"].start
+        self.least_slice = slice(sections["least_held"].start, sections["least_held"].stop)
+        self.most_slice = slice(sections["most_held"].start, sections["most_held"].stop)
+        self.none_slice = slice(sections["known_none"].start, sections["known_none"].stop)
         self.num_events = 0
 
     def _gather(self, seat: int, history_slots: np.ndarray) -> np.ndarray:
@@ -286,7 +294,7 @@ class ObservationEncoder:
                     if not event.hand_sizes[seat] and not event.pool_size:
                         buffer[self.out[seat]] = 1.0
         public = self.public
-        buffer[self.hand] = np.array(public.hand_sizes) / self.max_hand
+        buffer[self.hand_slice] = np.array(public.hand_sizes) / self.max_hand
         buffer[self.pool[0]] = public.pool_size / self.deck_size
         self.num_events += len(events)
 
@@ -300,17 +308,22 @@ class ObservationEncoder:
 
     def observe(self, seat: int, own_counts, current_player: int | None) -> np.ndarray:
         """``seat``'s observation vector (a new array)."""
-        buffer = self.buffer
-        own = np.asarray(own_counts)
-        buffer[self.own] = own / self.max_held
-        buffer[self.to_move] = 0.0
+        # The viewer's own parts are written straight into its (relative) observation; their
+        # slots in the shared buffer stay zero.
+        obs = self.buffer[self.gather[seat]]
+        own = np.array(own_counts)
+        obs[self.own_slice] = own / self.max_held
         if current_player is not None:
-            buffer[self.to_move[current_player]] = 1.0
-        low, high = self.public.bounds(seat, own)
-        buffer[self.least] = low / self.max_held
-        buffer[self.most] = high / self.max_held
-        buffer[self.none] = high == 0
-        return buffer[self.gather[seat]]
+            obs[self.to_move_start + (current_player - seat) % self.players] = 1.0
+        low, high = self.public.opponent_bounds(seat, own)
+        obs[self.least_slice] = (low / self.max_held).ravel()
+        obs[self.most_slice] = (high / self.max_held).ravel()
+        obs[self.none_slice] = (high == 0).ravel()
+        return obs
+
+
+def _as_slice(slots: np.ndarray) -> slice:
+    return slice(int(slots.flat[0]), int(slots.flat[-1]) + 1)
 
 
 def observation_doc() -> str:

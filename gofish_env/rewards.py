@@ -83,6 +83,7 @@ class RewardCalculator:
         )
         self.tiebreak_scale = 1.0 / (total_points + 1)
         self.weights = [scheme.weights.get(name, 0.0) for name in COMPONENTS]
+        self._seats = range(self.players)
 
     def components(self, events: Sequence[Event]) -> list[dict[str, float]]:
         """Each seat's unweighted components earned in these events."""
@@ -102,6 +103,9 @@ class RewardCalculator:
 
     def rewards(self, events: Sequence[Event]) -> tuple[list[float], list[dict[str, float]]]:
         """(reward per seat, components per seat) for these events."""
+        # Most asks lay no catch and end nothing: nothing earned, nothing to add up.
+        if not any(type(event) in _EARNING for event in events):
+            return [0.0] * self.players, [dict.fromkeys(COMPONENTS, 0.0) for _ in self._seats]
         parts = self.components(events)
         weights = self.weights
         rewards = [
@@ -113,3 +117,6 @@ class RewardCalculator:
             others = self.players - 1
             rewards = [r - (total - r) / others for r in rewards]
         return rewards, parts
+
+
+_EARNING = (Catch, GameOver)
