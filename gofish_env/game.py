@@ -338,11 +338,14 @@ class Game:
         asker = self._current
         hand = self._hands[asker]
         sizes = self._sizes
+        others = self._others[asker]
         if self._askable_empty and self._pool:
             out = self._out
-            targets = [t for t in self._others[asker] if not out[t]]
+            targets = [t for t in others if not out[t]]
+        elif 0 in sizes:
+            targets = [t for t in others if sizes[t]]
         else:
-            targets = [t for t in self._others[asker] if sizes[t]]
+            targets = others
         wanted = self._wanted_cards(hand) if self._card_asks else sorted(hand)
         return tuple(product(targets, wanted))
 
@@ -419,7 +422,10 @@ class Game:
             if len(group) >= self._set_size:
                 self._lay(asker, rank)
             asks_again = True
-            emptied = [seat for seat in (target, asker) if not sizes[seat]]
+            if sizes[target] and sizes[asker]:
+                emptied = ()
+            else:
+                emptied = [seat for seat in (target, asker) if not sizes[seat]]
             next_seat = self._left[asker]
         else:
             events.append(GoFish(asker, target, rank))
@@ -445,8 +451,8 @@ class Game:
                         asks_again = True
                 if not pool:
                     self._pool_emptied()
-            emptied = [] if sizes[asker] else [asker]
-        if not self._over:
+            emptied = () if sizes[asker] else (asker,)
+        if emptied and not self._over:
             for seat in emptied:
                 if not self._out[seat]:
                     self._emptied(seat, self._draw_now or (asks_again and seat == asker))
