@@ -257,6 +257,17 @@ class ObservationEncoder:
         assert gather.size == self.layout.size
         return gather
 
+    def __getstate__(self) -> dict:
+        # ``history_rows`` is a view into ``buffer``; a copy (pickle, deepcopy) would carry a
+        # detached array and stop updating the history. Rebuilt over the copied buffer.
+        state = self.__dict__.copy()
+        del state["history_rows"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.history_rows = self.buffer[self.history_start :].reshape(self.layout.history, self.row)
+
     def update(self, events) -> None:
         """Fold in new public events (after ``public`` has taken them)."""
         buffer = self.buffer
