@@ -1,0 +1,911 @@
+"""The PettingZoo AEC env (issue 3): PettingZoo's own API and seed tests, the action
+mapping, the mask, illegal actions, copies, truncation, exact positions, every reward scheme
+on exact positions, render, observation bounds and the generated observation docs.
+
+Positions come from ``helpers.position`` (named hands, named pool top, every other card after
+it in deck order, or with ``rest=seat`` laid as that seat's catches: a position in play).
+Rank indices: 2 -> 0, 5 -> 3, 7 -> 5, 9 -> 7, K -> 11, A -> 12.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import position, rank, snapshot
+from pettingzoo.test import api_test, seed_test
+
+import gofish_env
+from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.events import Ask, Catch, EmptyHandDraw, GameOver, Hit
+from gofish_env.observation import ObservationLayout, observation_doc
+
+ROOT = Path(__file__).resolve().parent.parent
+PRESETS = ("table", "bicycle", "family", "quick", "ocean", "pairs", "two_decks", "authors")
+FIVE, SEVEN, NINE, KING = rank("5"), rank("7"), rank("9"), rank("K")
+TABLE_POINTS = 104  # 2 + 3 + ... + 14: every catch of one deck
+
+
+def preset(name: str, players: int = 4) -> Rules:
+    """A preset by name; ``pairs_jokers`` is the pairs game with its two jokers."""
+    if name == "pairs_jokers":
+        return Rules.preset("pairs", jokers=True, players=players)
+    return Rules.preset(name, players=players)
+
+
+def mask_of(env, agent: str | None = None) -> np.ndarray:
+    return env.observe(agent or env.agent_selection)["action_mask"]
+
+
+def random_action(env, rng: random.Random) -> int:
+    return int(rng.choice(np.flatnonzero(mask_of(env))))
+
+
+def play_to_end(env, rng: random.Random, limit: int = 100_000) -> None:
+    """Legal random actions until every agent has taken its dead step."""
+    for _ in range(limit):
+        if not env.agents:
+            return
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+        else:
+            env.step(random_action(env, rng))
+    raise AssertionError("the episode did not end")
+
+
+def env_state(env) -> tuple:
+    """Everything an AEC env shows, for comparing two envs (or one env before and after)."""
+    raw = env.unwrapped
+    observations = {
+        agent: {key: value.tolist() for key, value in raw.observe(agent).items()}
+        for agent in raw.possible_agents
+    }
+    return (
+        raw.agent_selection,
+        list(raw.agents),
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        copy.deepcopy(raw.infos),
+        observations,
+        snapshot(raw.game),
+    )
+
+
+# ----------------------------------------------------------------------------- PettingZoo tests
+
+API_CASES = [
+    ("table", 2),
+    ("table", 3),
+    ("table", 4),
+    ("table", 5),
+    ("table", 6),
+    ("bicycle", 3),
+    ("bicycle", 6),
+    ("family", 5),
+    ("quick", 2),
+    ("quick", 4),
+    ("ocean", 3),
+    ("pairs", 4),
+    ("pairs", 6),
+    ("pairs_jokers", 3),
+    ("pairs_jokers", 5),
+    ("two_decks", 6),
+    ("two_decks", 2),
+    ("authors", 4),
+    ("authors", 5),
+]
+
+
+# api_test's advice for plain Box observations does not apply to PettingZoo's action-mask
+# convention (a Dict of observation and action_mask), which classic envs use too.
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize(("name", "players"), API_CASES)
+def test_pettingzoo_api_test_passes(factory, name, players):
+    api_test(factory(rules=preset(name, players)), num_cycles=1000)
+
+
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize(("name", "players"), API_CASES)
+def test_pettingzoo_seed_test_passes(factory, name, players):
+    seed_test(lambda: factory(rules=preset(name, players)), num_cycles=300)
+
+
+def test_reset_seed_fixes_the_deal_and_different_seeds_deal_differently():
+    env_a, env_b = gofish_env.raw_env(players=4), gofish_env.raw_env(players=4)
+    env_a.reset(seed=11)
+    env_b.reset(seed=11)
+    assert snapshot(env_a.game) == snapshot(env_b.game)
+    deals = set()
+    for seed in range(6):
+        env_a.reset(seed=seed)
+        deals.add(tuple(env_a.game.pool_cards()))
+    assert len(deals) == 6
+    # Without a seed each reset continues the seeded stream: two envs seeded alike agree.
+    env_a.reset(seed=3)
+    env_b.reset(seed=3)
+    env_a.reset()
+    env_b.reset()
+    assert snapshot(env_a.game) == snapshot(env_b.game)
+
+
+def test_metadata_agents_and_spaces():
+    env = gofish_env.env(players=5)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert raw.metadata["name"] == "gofish_v0"
+    assert set(raw.metadata["render_modes"]) == {"ansi", "human"}
+    assert raw.possible_agents == [f"player_{seat}" for seat in range(5)]
+    assert env.agents == raw.possible_agents
+    for agent in raw.possible_agents:
+        assert env.action_space(agent).n == 4 * 13
+        space = env.observation_space(agent)
+        assert space["observation"].shape == (ObservationLayout(Rules(players=5)).size,)
+        assert space["observation"].dtype == np.float32
+        assert space["action_mask"].shape == (4 * 13,)
+        assert space["action_mask"].dtype == np.int8
+    assert gofish_env.raw_env(rules=Rules.preset("pairs", jokers=True)).action_space(
+        "player_0"
+    ).n == (3 * 14)
+    assert gofish_env.raw_env(rules=Rules.preset("authors", players=3)).action_space(
+        "player_0"
+    ).n == (2 * 52)
+
+
+def test_players_defaults_to_four_or_to_the_rules():
+    assert gofish_env.raw_env().rules == Rules()
+    assert gofish_env.raw_env(players=3).rules == Rules(players=3)
+    rules = Rules.preset("ocean", players=2)
+    assert gofish_env.raw_env(rules=rules).rules == rules
+    assert gofish_env.raw_env(players=2, rules=rules).rules == rules
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"players": 3, "rules": Rules(players=4)}, "players"),
+        ({"players": 5, "rules": Rules.preset("pairs")}, "players"),
+        ({"players": 7}, "players"),
+        ({"players": 1}, "players"),
+        ({"rules": "table"}, "rules"),
+        ({"rules": {"players": 3}}, "rules"),
+        ({"max_asks": 0}, "max_asks"),
+        ({"max_asks": 2.5}, "max_asks"),
+        ({"history": -1}, "history"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_view": 4}, "render_view"),
+        ({"reward": "points"}, "reward"),
+    ],
+)
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+def test_bad_arguments_raise_value_error_naming_the_field(factory, kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        factory(**kwargs)
+
+
+def test_bad_illegal_action_choice_raises():
+    with pytest.raises(ValueError, match="illegal_action"):
+        gofish_env.env(illegal_action="ignore")
+
+
+# ----------------------------------------------------------------------------- action mapping
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize(
+    "rules_for",
+    [
+        lambda p: Rules(players=p),
+        lambda p: Rules.preset("pairs", jokers=True, players=p),
+        lambda p: Rules.preset("authors", players=p),
+        lambda p: Rules(players=p, ask_for="card", set_size=2, jokers=True),
+    ],
+    ids=["ranks", "ranks_jokers", "cards", "cards_jokers"],
+)
+def test_action_mapping_round_trips(players, rules_for):
+    rules = rules_for(players)
+    env = gofish_env.env(rules=rules)
+    codec = env.unwrapped.codec
+    asks = rules.ask_count
+    assert asks == {13: 13, 14: 14}.get(rules.ranks) or rules.ask_for == "card"
+    assert codec.size == (players - 1) * asks == env.action_space("player_0").n
+    for seat in range(players):
+        seen = set()
+        for action in range(codec.size):
+            target, what = codec.to_ask(seat, action)
+            assert target == (seat + 1 + action // asks) % players
+            assert what == action % asks
+            assert target != seat
+            assert codec.to_action(seat, target, what) == action
+            seen.add((target, what))
+        # Every (other seat, rank or card) is exactly one action.
+        assert seen == {(t, w) for t in range(players) if t != seat for w in range(asks)}
+
+
+def test_action_mapping_examples_and_errors():
+    codec = gofish_env.raw_env(players=4).codec
+    assert codec.to_ask(0, 0) == (1, 0)  # seat 0, action 0: the seat to the left, 2s
+    assert codec.to_ask(0, 13 + SEVEN) == (2, SEVEN)
+    assert codec.to_ask(3, 0) == (0, 0)  # "left" wraps around
+    assert codec.to_ask(3, 2 * 13 + 12) == (2, 12)
+    assert codec.to_action(2, 1, KING) == 2 * 13 + KING
+    cards = gofish_env.raw_env(rules=Rules.preset("authors", players=3)).codec
+    assert cards.to_ask(1, 52 + 4 * SEVEN + 2) == (0, 4 * SEVEN + 2)  # seat 1 asks seat 0: 7H
+    for action in (-1, codec.size, True):
+        with pytest.raises(ValueError, match="action"):
+            codec.to_ask(0, action)
+    with pytest.raises(ValueError, match="target"):
+        codec.to_action(1, 1, 0)
+    with pytest.raises(ValueError, match="target"):
+        codec.to_action(1, 4, 0)
+    with pytest.raises(ValueError, match="rank"):
+        codec.to_action(1, 2, 13)
+
+
+# ----------------------------------------------------------------------------- the mask
+
+
+@pytest.mark.parametrize(
+    ("name", "players"),
+    [
+        ("table", 4),
+        ("table", 2),
+        ("bicycle", 5),
+        ("quick", 3),
+        ("pairs_jokers", 4),
+        ("authors", 3),
+        ("two_decks", 3),
+        ("family", 6),
+        ("ocean", 4),
+    ],
+)
+def test_mask_is_exactly_the_legal_asks_of_the_seat_to_move(name, players):
+    rules = preset(name, players)
+    env = gofish_env.env(rules=rules)
+    raw = env.unwrapped
+    codec = raw.codec
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        while not raw.game.is_over and env.agents:
+            agent = env.agent_selection
+            seat = raw.agent_name_mapping[agent]
+            assert raw.game.current_player == seat
+            legal = {codec.to_action(seat, *ask) for ask in raw.game.legal_asks()}
+            assert legal
+            for other in raw.possible_agents:
+                mask = env.observe(other)["action_mask"]
+                assert mask.dtype == np.int8
+                assert mask.shape == (codec.size,)
+                assert set(np.unique(mask)) <= {0, 1}
+                if other == agent:
+                    assert set(np.flatnonzero(mask)) == legal
+                else:
+                    assert not mask.any(), f"{other} is not to move but has a mask"
+                checked += 1
+            if raw.truncations[agent]:
+                break
+            env.step(random_action(env, rng))
+        if raw.game.is_over:
+            for other in raw.possible_agents:
+                assert not env.observe(other)["action_mask"].any()
+    assert checked > 100
+
+
+# ----------------------------------------------------------------------------- illegal actions
+
+
+def midgame_raw_env(rules: Rules, seed: int, steps: int):
+    env = gofish_env.raw_env(rules=rules)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if env.game.is_over:
+            break
+        env.step(random_action(env, rng))
+    assert not env.game.is_over
+    return env
+
+
+@pytest.mark.parametrize("name", ["table", "bicycle", "authors", "pairs_jokers"])
+def test_raw_env_illegal_action_raises_illegal_ask_and_changes_nothing(name):
+    env = midgame_raw_env(preset(name, 3), seed=5, steps=12)
+    mask = mask_of(env)
+    illegal = np.flatnonzero(mask == 0)
+    assert illegal.size
+    before = env_state(env)
+    events = env.game.events
+    asks = env.game.num_asks
+    for action in illegal[:: max(1, illegal.size // 25)]:
+        with pytest.raises(IllegalAsk):
+            env.step(int(action))
+        assert env_state(env) == before
+        assert env.game.events == events
+    for action in (-1, mask.size):
+        with pytest.raises(ValueError):
+            env.step(action)
+        assert env_state(env) == before
+    # The env still plays on from the same place.
+    env.step(int(np.flatnonzero(mask)[0]))
+    assert env.game.num_asks == asks + 1
+
+
+def test_raw_env_refuses_asking_a_seat_with_no_cards():
+    # Seat 2 is out (no cards, empty pool): asking it is refused with the reason.
+    game = position(["KH KC 9D", "KD KS 9C 9H 9S", ""], pool_top=[], rules=Rules(players=3), rest=1)
+    env = gofish_env.raw_env(players=3)
+    env.reset(options={"game": game})
+    assert not mask_of(env)[env.codec.to_action(0, 2, KING)]
+    before = env_state(env)
+    with pytest.raises(IllegalAsk, match="seat 2"):
+        env.step(env.codec.to_action(0, 2, KING))
+    assert env_state(env) == before
+
+
+@pytest.mark.parametrize("illegal_reward", [-1.0, -5.0])
+def test_wrapped_env_ends_the_game_on_an_illegal_action_with_the_penalty(illegal_reward):
+    env = gofish_env.env(players=3, illegal_reward=illegal_reward)
+    env.reset(seed=2)
+    rng = random.Random(2)
+    for _ in range(5):
+        env.step(random_action(env, rng))
+    offender = env.agent_selection
+    asks = env.unwrapped.game.num_asks
+    bad = int(np.flatnonzero(mask_of(env) == 0)[0])
+    env.step(bad)
+    assert env.unwrapped.game.num_asks == asks  # the illegal ask was not played
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == illegal_reward
+    assert all(reward == 0 for agent, reward in env.rewards.items() if agent != offender)
+    finals = {}
+    while env.agents:
+        agent = env.agent_selection
+        _, reward, terminated, _, _ = env.last()
+        assert terminated
+        finals[agent] = reward
+        env.step(None)
+    assert finals[offender] == illegal_reward
+    assert set(finals) == set(env.unwrapped.possible_agents)
+
+
+def test_wrapped_env_with_illegal_action_raise_raises_and_changes_nothing():
+    env = gofish_env.env(players=4, illegal_action="raise")
+    env.reset(seed=9)
+    before = env_state(env)
+    bad = int(np.flatnonzero(mask_of(env) == 0)[0])
+    with pytest.raises(IllegalAsk):
+        env.step(bad)
+    assert env_state(env) == before
+
+
+def test_wrapped_env_refuses_out_of_range_actions():
+    env = gofish_env.env(players=4)
+    env.reset(seed=1)
+    with pytest.raises((AssertionError, ValueError)):
+        env.step(3 * 13)
+
+
+# ----------------------------------------------------------------------------- copies
+
+
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("name", ["table", "bicycle", "authors", "two_decks", "pairs_jokers"])
+def test_pickle_and_deepcopy_mid_game_continue_identically(factory, name):
+    env = factory(rules=preset(name, 3), reward="catches+tiebreak", render_mode="ansi")
+    env.reset(seed=21)
+    rng = random.Random(21)
+    for _ in range(15):
+        env.step(random_action(env, rng))
+    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    steps = 0
+    while env.agents:
+        state, text, last = env_state(env), env.render(), last_of(env)
+        for clone in clones:
+            assert env_state(clone) == state
+            assert clone.render() == text
+            assert last_of(clone) == last
+        agent = env.agent_selection
+        dead = env.terminations[agent] or env.truncations[agent]
+        action = None if dead else random_action(env, rng)
+        for each in (env, *clones):
+            each.step(action)
+        steps += 1
+    assert steps > 5
+    assert all(not clone.agents for clone in clones)
+
+
+def last_of(env) -> tuple:
+    observation, *rest = env.last()
+    return ({key: value.tolist() for key, value in observation.items()}, *rest)
+
+
+# ----------------------------------------------------------------------------- truncation
+
+
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+def test_truncation_after_max_asks_is_truncation_not_termination(factory):
+    env = factory(players=4, max_asks=5)
+    env.reset(seed=4)
+    rng = random.Random(4)
+    for ask in range(5):
+        assert not any(env.truncations.values())
+        assert env.unwrapped.game.num_asks == ask
+        env.step(random_action(env, rng))
+    assert not env.unwrapped.game.is_over
+    assert all(env.truncations.values())
+    assert not any(env.terminations.values())
+    seen = set()
+    while env.agents:
+        agent = env.agent_selection
+        _, _, terminated, truncated, _ = env.last()
+        assert truncated and not terminated
+        seen.add(agent)
+        env.step(None)
+    assert seen == set(env.unwrapped.possible_agents)
+
+
+# ----------------------------------------------------------------------------- exact positions
+
+
+def test_reset_with_a_game_starts_from_that_exact_position():
+    rules = Rules(players=3)
+    hands = [["7H", "7C", "QS", "4D", "9C"], ["7S", "2C", "2D"], ["QH", "QD", "AC", "KS"]]
+    pool = position(hands, pool_top=["2H"], rules=rules).pool_cards()
+    assert pool[0] == "2H" and len(pool) == 52 - 12
+    game = Game.from_hands(hands, pool, rules=rules, first_player=2)
+    env = gofish_env.raw_env(rules=rules)
+    env.reset(seed=123, options={"game": game})
+    assert env.agent_selection == "player_2"
+    for seat in range(3):
+        assert env.game.hand(seat) == game.hand(seat)
+        own = env.layout.split(env.observe(f"player_{seat}")["observation"])["own_hand"]
+        assert np.allclose(own * env.layout.max_held, game.hand_counts(seat))
+    assert env.game.pool_cards() == pool
+    # The env plays a copy: the game given is left as it was.
+    before = snapshot(game)
+    env.step(env.codec.to_action(2, 0, rank("Q")))
+    assert snapshot(game) == before
+    assert env.game.hand(2).count("QS") == 1
+    # A later reset without a game deals a fresh random game again.
+    env.reset(seed=5)
+    assert env.game.pool_size == 52 - 3 * 7
+
+
+def test_reset_with_a_game_of_other_rules_raises():
+    env = gofish_env.raw_env(players=3)
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"game": Game(Rules(players=4), seed=1)})
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"game": Game(Rules.preset("family", players=3), seed=1)})
+
+
+# ----------------------------------------------------------------------------- rewards
+
+SCHEMES = ("catches", "catch_points", "catches+tiebreak", "win", "zero_sum")
+
+
+def rewards_after(game: Game, reward, actions: list[tuple[int, int]]):
+    """(env.rewards, infos) after playing ``actions`` as (target, rank) asks of the seat to
+    move, from the exact position ``game``."""
+    env = gofish_env.raw_env(rules=game.rules, reward=reward)
+    env.reset(options={"game": game})
+    for target, what in actions:
+        seat = env.game.current_player
+        env.step(env.codec.to_action(seat, target, what))
+    return env
+
+
+def catch_on_askers_turn() -> Game:
+    # Seat 0 holds three 7s and asks seat 1 for its 7: a catch of 7s (7 points).
+    return position(
+        ["7H 7C 7D 2C", "7S 3C 3D", "4C 4D 5C", "6C 6D 8C"], pool_top=["9C"], rules=Rules()
+    )
+
+
+@pytest.mark.parametrize(
+    ("reward", "expected"),
+    [
+        ("catches", 1.0),
+        ("catch_points", 7 / 14),
+        ("catches+tiebreak", 1 + 7 / (TABLE_POINTS + 1)),
+        ("win", 0.0),
+        ("zero_sum", 0.0),
+        ({"catch": 2.0, "catch_points": 1.0}, 2.5),
+        ({"catch": 1, "win": 10}, 1.0),
+        ({"tiebreak": -1.0}, -7 / (TABLE_POINTS + 1)),
+    ],
+)
+def test_catch_on_the_askers_turn_pays_the_asker(reward, expected):
+    env = rewards_after(catch_on_askers_turn(), reward, [(1, SEVEN)])
+    assert env.game.events[-2:] == [Hit(0, 1, SEVEN, 1), Catch(0, SEVEN)]
+    assert env.agent_selection == "player_0"  # a hit: seat 0 asks again
+    assert env.rewards["player_0"] == pytest.approx(expected)
+    assert all(env.rewards[f"player_{seat}"] == 0 for seat in (1, 2, 3))
+    _, last_reward, *_ = env.last()
+    assert last_reward == pytest.approx(expected)
+    parts = env.infos["player_0"]["reward_components"]
+    assert parts["catch"] == 1
+    assert parts["catch_points"] == pytest.approx(0.5)
+    assert parts["tiebreak"] == pytest.approx(7 / (TABLE_POINTS + 1))
+    assert parts["win"] == 0
+    assert env.infos["player_0"]["catches"] == 1
+    assert env.infos["player_0"]["tiebreak_points"] == 7
+
+
+def catch_by_target_refill() -> Game:
+    # Empty hands refill 4 cards. Seat 0 takes seat 1's only card (a 5); seat 1 draws the
+    # four 9s at once, on seat 0's turn, and lays them; then draws the 10C, the last card.
+    rules = Rules(players=3, empty_hand_draw_count=4)
+    return position(
+        ["5C 10D 10H 10S", "5D", "5H 5S"],
+        pool_top=["9C", "9D", "9H", "9S", "10C"],
+        rules=rules,
+        rest=2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("reward", "expected"),
+    [
+        ("catches", 1.0),
+        ("catch_points", 9 / 14),
+        ("catches+tiebreak", 1 + 9 / (TABLE_POINTS + 1)),
+        ({"catch": 3.0}, 3.0),
+    ],
+)
+def test_catch_by_the_targets_empty_hand_draw_pays_the_target_on_the_askers_turn(reward, expected):
+    env = rewards_after(catch_by_target_refill(), reward, [(1, FIVE)])
+    assert env.game.events[1:] == [
+        Ask(0, 1, FIVE),
+        Hit(0, 1, FIVE, 1),
+        EmptyHandDraw(1, 4),
+        Catch(1, NINE),
+        EmptyHandDraw(1, 1),
+    ]
+    assert env.agent_selection == "player_0"
+    assert env.rewards["player_1"] == pytest.approx(expected)
+    assert env.rewards["player_0"] == 0
+    assert env.rewards["player_2"] == 0
+    assert env.infos["player_1"]["reward_components"]["catch"] == 1
+    # player_1 receives it in last() on its own next turn.
+    assert env._cumulative_rewards["player_1"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+def test_catch_at_the_deal_is_paid_with_the_first_step(factory):
+    # An opening deal: seat 2 is dealt four 5s and lays them before the first ask.
+    rules = Rules(players=3)
+    game = position(
+        ["2C 3C 4C 6C 7C 8C 9C", "2D 3D 4D 6D 7D 8D 9D", "5C 5D 5H 5S 2H 3H 4H"],
+        pool_top=["JC", "10C"],
+        rules=rules,
+    )
+    assert game.events[1] == Catch(2, FIVE)
+    env = factory(rules=rules, reward="catch_points")
+    env.reset(options={"game": game})
+    # An episode starts at zero reward (PettingZoo's api_test checks it)...
+    assert all(reward == 0 for reward in env.rewards.values())
+    assert env.last()[1] == 0
+    assert env.infos["player_2"]["catches"] == 1
+    assert env.infos["player_2"]["tiebreak_points"] == 5
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    # ... and the first step (seat 0 takes seat 1's 2: no catch) pays what the deal earned.
+    env.step(env.unwrapped.codec.to_action(0, 1, rank("2")))
+    assert env.rewards == {"player_0": 0, "player_1": 0, "player_2": pytest.approx(5 / 14)}
+    assert env.infos["player_2"]["reward_components"]["catch"] == 1
+    rng = random.Random(0)
+    seen_turn = False
+    while not env.unwrapped.game.is_over:
+        for agent, reward in env.rewards.items():
+            returns[agent] += reward
+        if env.agent_selection == "player_2" and not seen_turn:
+            # player_2 gets it in last() on its first turn (empty-hand draws are 1 card, so
+            # nothing else can have been laid for it in between).
+            assert env.last()[1] == pytest.approx(5 / 14)
+            seen_turn = True
+        env.step(random_action(env, rng))
+    for agent, reward in env.rewards.items():
+        returns[agent] += reward
+    assert seen_turn
+    # Paid once: over the game each seat receives exactly its catches' points / 14.
+    for seat, agent in enumerate(env.possible_agents):
+        assert returns[agent] == pytest.approx(env.unwrapped.game.tiebreak_points(seat) / 14)
+
+
+def end_position(rules: Rules, catches: list[list[str]]) -> Game:
+    # The kings are the last rank: seat 0 holds three, seat 1 one, seat 2 nothing (out);
+    # seat 0's ask lays the last catch and ends the game.
+    return position(["KH KC KD", "KS", ""], pool_top=[], rules=rules, catches=catches)
+
+
+# catches (ranks) before the last ask; seat 0 then adds K (13 points)
+SOLE = [["2", "3", "4", "5"], ["6", "7", "8", "9", "10"], ["J", "Q", "A"]]  # 27 / 40 / 37
+LEVEL = [["2", "3", "4", "A"], ["5", "6", "7", "8", "10"], ["9", "J", "Q"]]  # 36 / 36 / 32
+
+
+@pytest.mark.parametrize(
+    ("rules", "catches", "winners", "expected"),
+    [
+        # table rules: 5 catches each for seats 0 and 1; seat 1 wins on points (40 > 27)
+        (
+            Rules(players=3),
+            SOLE,
+            [1],
+            {
+                "win": [0, 1, 0],
+                "zero_sum": [-0.5, 1, -0.5],
+                "catches": [1, 0, 0],
+                "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_points": [13 / 14, 0, 0],
+                "custom": [2 + 0, 10, 0],
+            },
+        ),
+        # table rules, level on catches and points (36 each): a shared win
+        (
+            Rules(players=3),
+            LEVEL,
+            [0, 1],
+            {
+                "win": [0.5, 0.5, 0],
+                "zero_sum": [0.25, 0.25, -0.5],
+                "catches": [1, 0, 0],
+                "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_points": [13 / 14, 0, 0],
+                "custom": [2 + 5, 5, 0],
+            },
+        ),
+        # family rules: equal most catches share the win, points do not count
+        (
+            Rules.preset("family", players=3),
+            SOLE,
+            [0, 1],
+            {
+                "win": [0.5, 0.5, 0],
+                "zero_sum": [0.25, 0.25, -0.5],
+                "catches": [1, 0, 0],
+                "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_points": [13 / 14, 0, 0],
+                "custom": [2 + 5, 5, 0],
+            },
+        ),
+    ],
+    ids=["sole_win", "shared_win_on_points", "shared_win_family"],
+)
+def test_rewards_at_the_end_of_the_game(rules, catches, winners, expected):
+    for reward, values in expected.items():
+        spec = {"catch": 2.0, "win": 10.0} if reward == "custom" else reward
+        env = rewards_after(end_position(rules, catches), spec, [(1, KING)])
+        assert env.game.is_over
+        assert isinstance(env.game.events[-1], GameOver)
+        got = [env.rewards[f"player_{seat}"] for seat in range(3)]
+        assert got == pytest.approx(values), reward
+        for seat in range(3):
+            info = env.infos[f"player_{seat}"]
+            assert info["winners"] == winners
+            assert info["reward_components"]["win"] == pytest.approx(
+                1 / len(winners) if seat in winners else 0
+            )
+        assert all(env.terminations.values())
+        if reward == "zero_sum":
+            assert sum(got) == pytest.approx(0)
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "games"),
+    [
+        ("table", 4, 60),
+        ("table", 2, 40),
+        ("table", 6, 25),
+        ("two_decks", 3, 12),
+        ("pairs", 4, 15),
+        ("pairs_jokers", 3, 15),
+        ("authors", 4, 10),
+    ],
+)
+def test_catches_plus_tiebreak_ranks_seats_as_the_table_winner_rule(name, players, games):
+    rules = preset(name, players)
+    assert rules.winner == "catches_then_points"
+    env = gofish_env.raw_env(rules=rules, reward="catches+tiebreak")
+    rng = random.Random(7)
+    level_pairs = 0
+    for seed in range(games):
+        env.reset(seed=seed)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        while not (env.game.is_over or env.truncations[env.agent_selection]):
+            env.step(random_action(env, rng))
+            for agent, reward in env.rewards.items():
+                returns[agent] += reward
+        assert env.game.is_over
+        score = {
+            agent: (len(env.game.catches(seat)), env.game.tiebreak_points(seat))
+            for seat, agent in enumerate(env.possible_agents)
+        }
+        for a in env.possible_agents:
+            for b in env.possible_agents:
+                if score[a] == score[b]:
+                    assert returns[a] == pytest.approx(returns[b], abs=1e-9)
+                    level_pairs += a < b
+                else:
+                    assert (returns[a] > returns[b] + 1e-9) == (score[a] > score[b])
+        best = max(returns.values())
+        assert [
+            seat for seat, agent in enumerate(env.possible_agents) if returns[agent] > best - 1e-9
+        ] == list(env.game.winners)
+        assert list(env.game.winners) == env.infos["player_0"]["winners"]
+
+
+@pytest.mark.parametrize("name", ["table", "pairs", "family"])
+def test_zero_sum_rewards_sum_to_zero_every_step(name):
+    reward = {"catch": 1.0, "win": 2.0, "zero_sum": True}
+    env = gofish_env.raw_env(rules=preset(name, 4), reward=reward)
+    rng = random.Random(3)
+    for seed in range(5):
+        env.reset(seed=seed)
+        while not (env.game.is_over or env.truncations[env.agent_selection]):
+            env.step(random_action(env, rng))
+            assert sum(env.rewards.values()) == pytest.approx(0, abs=1e-12)
+
+
+def test_named_zero_sum_equals_its_weights_dict():
+    a = rewards_after(end_position(Rules(players=3), SOLE), "zero_sum", [(1, KING)])
+    b = rewards_after(
+        end_position(Rules(players=3), SOLE), {"win": 1.0, "zero_sum": True}, [(1, KING)]
+    )
+    assert a.rewards == b.rewards
+
+
+@pytest.mark.parametrize(
+    "reward",
+    [
+        "points",
+        "Catches",
+        "",
+        {"catches": 1.0},
+        {"catch": "1"},
+        {"catch": None},
+        {"catch": True},
+        {"win": 1.0, "zero_sum": 1},
+        {"win": 1.0, "zero_sum": "yes"},
+        3,
+        None,
+        ["catch"],
+    ],
+)
+def test_bad_reward_names_and_weights_raise_value_error_naming_the_field(reward):
+    with pytest.raises(ValueError, match="reward"):
+        gofish_env.raw_env(reward=reward)
+    with pytest.raises(ValueError, match="reward"):
+        gofish_env.env(reward=reward)
+
+
+# ----------------------------------------------------------------------------- render
+
+
+def render_position() -> Game:
+    return position(
+        ["7H 7C QS 4D 9C", "2C 2D 3S", "JH JD 8S AC", "KC KD 6H"], pool_top=["5H"], rules=Rules()
+    )
+
+
+def shown_cards(text: str, cards: list[str]) -> list[str]:
+    return [card for card in cards if re.search(rf"(?<![0-9A-Z]){card}(?![0-9A-Z])", text)]
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_render_from_a_seat_shows_its_hand_and_hides_the_others(seat):
+    game = render_position()
+    env = gofish_env.raw_env(render_mode="ansi", render_view=seat)
+    env.reset(options={"game": game})
+    env.step(env.codec.to_action(0, 2, SEVEN))  # a miss: seat 0 draws the 5H, privately
+    text = env.render()
+    assert isinstance(text, str)
+    assert shown_cards(text, env.game.hand(seat)) == env.game.hand(seat)
+    hidden = [c for s in range(4) if s != seat for c in env.game.hand(s)] + env.game.pool_cards()
+    assert shown_cards(text, hidden) == []
+    assert f"seat {seat} (you)" in text
+    assert env.render_text(seat) == text
+
+
+def test_render_table_shows_every_hand_and_current_follows_the_seat_to_move(capsys):
+    game = render_position()
+    env = gofish_env.raw_env(render_mode="ansi", render_view="table")
+    env.reset(options={"game": game})
+    text = env.render()
+    for seat in range(4):
+        assert shown_cards(text, game.hand(seat)) == game.hand(seat)
+    current = gofish_env.raw_env(render_mode="ansi")
+    current.reset(options={"game": game})
+    assert current.render() == current.render_text(0)
+    current.step(current.codec.to_action(0, 1, SEVEN))  # a miss: seat 1 is to move
+    assert current.render() == current.render_text(1)
+    assert "seat 1 (you)" in current.render()
+    human = gofish_env.raw_env(render_mode="human", render_view=2)
+    human.reset(options={"game": game})
+    capsys.readouterr()
+    assert human.render() is None
+    assert capsys.readouterr().out.strip() == human.render_text(2).strip()
+    silent = gofish_env.raw_env()
+    silent.reset(seed=0)
+    assert silent.render() is None
+
+
+# ----------------------------------------------------------------------------- observation
+
+
+OBSERVATION_CASES = [
+    (name, players)
+    for name in (*PRESETS, "pairs_jokers")
+    for players in (2, 4, 6)
+    if players <= Rules.PRESET_MAX_PLAYERS.get(name, 6)
+]
+
+
+@pytest.mark.parametrize(("name", "players"), OBSERVATION_CASES)
+def test_observation_is_float32_in_bounds_and_of_the_declared_size(name, players):
+    rules = preset(name, players)
+    env = gofish_env.raw_env(rules=rules)
+    layout = ObservationLayout(rules)
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        while True:
+            for agent in env.possible_agents:
+                seat = env.agent_name_mapping[agent]
+                obs = env.observe(agent)
+                vector = obs["observation"]
+                assert vector.dtype == np.float32
+                assert vector.shape == (layout.size,)
+                assert vector.min() >= 0.0 and vector.max() <= 1.0, layout.split(vector)
+                assert env.observation_space(agent).contains(obs)
+                parts = layout.split(vector)
+                assert np.allclose(parts["own_hand"] * layout.max_held, env.game.hand_counts(seat))
+                sizes = [env.game.hand_size((seat + k) % players) for k in range(players)]
+                assert np.allclose(parts["hand_sizes"] * layout.max_hand, sizes)
+                assert parts["pool_size"][0] * rules.deck_size == pytest.approx(env.game.pool_size)
+                current = env.game.current_player
+                expected_to_move = np.zeros(players)
+                if current is not None:
+                    expected_to_move[(current - seat) % players] = 1
+                assert np.array_equal(parts["to_move"], expected_to_move)
+                checked += 1
+            if env.game.is_over or env.truncations[env.agent_selection]:
+                break
+            env.step(random_action(env, rng))
+    assert checked > players * 10
+
+
+def test_observation_layout_is_declared_once_with_sections_covering_the_vector():
+    layout = ObservationLayout(Rules())
+    stops = 0
+    for section in layout.sections.values():
+        assert section.start == stops
+        assert section.size == int(np.prod(section.shape))
+        stops = section.stop
+    assert stops == layout.size
+    assert layout.markdown() in gofish_env.raw_env.__doc__
+
+
+def test_docs_observation_md_is_the_generated_layout():
+    doc = (ROOT / "docs" / "observation.md").read_text()
+    assert doc == observation_doc()
+    printed = subprocess.run(
+        [sys.executable, "-m", "gofish_env.observation"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
+    assert printed == doc
