@@ -21,8 +21,9 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -207,7 +208,6 @@ class PlayerView:
     seat: int
     rules: Rules
     own_counts: list[int]
-    own_cards: list[str]
     hand_sizes: list[int]
     pool_size: int
     catches: list[list[int]]
@@ -216,11 +216,18 @@ class PlayerView:
     current_player: int | None
     legal_asks: tuple[tuple[int, int], ...]
     knowledge: PublicKnowledge = field(repr=False)
+    # The viewer's own cards as strings, made only when asked for (sorting is not free).
+    _own_cards: Callable[[], list[str]] = field(repr=False, default=list)
     _bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def players(self) -> int:
         return self.rules.players
+
+    @cached_property
+    def own_cards(self) -> list[str]:
+        """The viewer's own cards as strings, sorted by rank then suit."""
+        return self._own_cards()
 
     @property
     def to_move(self) -> bool:
@@ -282,7 +289,7 @@ class KnowledgeTracker:
             seat=seat,
             rules=game.rules,
             own_counts=game.hand_counts(seat),
-            own_cards=game.hand(seat),
+            _own_cards=partial(game.hand, seat),
             hand_sizes=list(public.hand_sizes),
             pool_size=public.pool_size,
             catches=[list(laid) for laid in public.catches],
