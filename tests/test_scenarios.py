@@ -588,6 +588,7 @@ def test_house_rule_refill_draws_n_cards():
     assert events[-1] == EmptyHandDraw(1, 5)
     assert str(events[-1]) == "Seat 1 has an empty hand and draws 5 cards."
     assert game.hand(1) == ["2H", "3H", "4H", "5H", "6H"]
+    assert game.hand_sizes() == (4, 5, 1)
     assert game.pool_cards()[0] == "8H"
 
 
@@ -599,6 +600,7 @@ def test_house_rule_refill_takes_what_is_left_when_the_pool_is_short():
     events = game.ask(1, "7")
     assert events[-1] == EmptyHandDraw(1, 3)
     assert game.hand(1) == ["2C", "2D", "2H"]
+    assert game.hand_size(1) == 3
     assert game.pool_size == 0
     assert not any(game.is_out(seat) for seat in range(3))
 
