@@ -3,6 +3,7 @@
 An opponent spec is one of:
 - a CPU level name (``"random"``, ``"easy"``, ... from ``baselines``), or a CPU object with
   ``choose(view)``: it decides from that seat's ``PlayerView`` only;
+- ``"mix:random,easy,model:snap.zip"``: each episode one member of the list, drawn at random;
 - ``"model:path/to/model.zip"`` or a loaded SB3 model (``predict``): it sees that seat's
   observation and action mask;
 - any callable ``(observation, action_mask) -> action``.
@@ -10,13 +11,16 @@ An opponent spec is one of:
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 MODEL_PREFIX = "model:"
+MIX_PREFIX = "mix:"
 
 
 class Opponent(ABC):
@@ -78,14 +82,37 @@ class ModelOpponent(Opponent):
         return action
 
 
+class OpponentMix(Opponent):
+    """A different member each episode, drawn from ``members`` (seeded by ``reset``): for
+    training against a mix of CPU levels and snapshots of the learner."""
+
+    def __init__(self, members: Sequence[Any]):
+        if not members:
+            raise ValueError("opponents: a mix needs at least one member")
+        self.members = [make_opponent(member) for member in members]
+        self.rng = random.Random(0)
+        self.current = self.members[0]
+
+    def reset(self, seed: int | None) -> None:
+        if seed is not None:
+            self.rng = random.Random(seed)
+        self.current = self.rng.choice(self.members)
+        self.current.reset(self.rng.randrange(2**63))
+
+    def act(self, env: Any, seat: int) -> int:
+        return self.current.act(env, seat)
+
+
 def _parameters(function: Callable) -> set[str]:
     import inspect
 
     return set(inspect.signature(function).parameters)
 
 
+@lru_cache(maxsize=16)
 def load_model(path: str) -> Any:
-    """A saved MaskablePPO model (``.zip``), loaded on the CPU."""
+    """A saved MaskablePPO model (``.zip``), loaded on the CPU; loaded once per process
+    and shared (models only predict here)."""
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO.load(path, device="cpu")
@@ -96,6 +123,8 @@ def make_opponent(spec: Any) -> Opponent:
     if isinstance(spec, Opponent):
         return spec
     if isinstance(spec, str):
+        if spec.startswith(MIX_PREFIX):
+            return OpponentMix(spec[len(MIX_PREFIX) :].split(","))
         if spec.startswith(MODEL_PREFIX):
             return ModelOpponent(load_model(spec[len(MODEL_PREFIX) :]))
         from baselines import make_cpu
