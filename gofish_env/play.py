@@ -1,0 +1,419 @@
+"""Play Go Fish in the terminal: one person against CPUs, or several sharing the keyboard.
+
+python -m gofish_env.play --players 4 --cpus hard --rules table --seed 7
+python -m gofish_env.play --players 4 --humans 2 --cpus easy,model:runs/ppo.zip
+
+At your turn type a seat and a rank: ``2 q`` (or ``ask 2 q``, ``ask seat 2 for queens``,
+``2 10``); with exact-card asks a card: ``2 QH``. ``help`` lists the commands and what you may
+ask now, ``quit`` leaves. With ``--humans N`` (pass-and-play) the screen is cleared after
+each person's turn and the next hand is shown only once its player presses Enter.
+
+Everything a seat is shown comes from its ``PlayerView`` (``render_view``): its own hand and
+public information. The CPUs decide from their own seat's view (``baselines.make_cpu``);
+``model:PATH.zip`` seats see their observation and action mask (``make_opponent``).
+Input and output are injectable: ``main(argv, input_fn=input, output=print)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gofish_env.actions import ActionCodec
+from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
+from gofish_env.events import Draw, EmptyHandDraw, Event, GameOver
+from gofish_env.game import Game, IllegalAsk
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.render import render_view
+from gofish_env.rules import Rules
+
+HUMAN = "human"
+DEFAULT_CPU = "hard"
+MODEL_PREFIX = "model:"
+CLEAR_SCREEN = "\033[2J\033[H"
+SCROLL_LINES = 40
+RECENT_SINGLE = 8  # log lines shown with the hand when one person plays (CPU moves print live)
+RECENT_SHARED = 40  # pass-and-play: everything since that person's last turn, up to this many
+_FILLER = {"ask", "seat", "player", "for", "the", "a", "an", "any", "your", "some", "please"}
+
+HELP = """Commands:
+  2 q          ask seat 2 for queens (also: ask 2 q, ask seat 2 for queens, 2 10, 2 jacks)
+  2 QH         with exact-card asks (authors rules): ask seat 2 for the queen of hearts
+  q            with one other player left to ask, just the rank
+  hand         show your hand and the table again
+  log          the whole public log of the game
+  help         this help
+  quit         leave the game
+Ranks: 2 3 4 5 6 7 8 9 10 J Q K A. Suits: C D H S. You may only ask for a rank you hold,
+and only a player who holds cards."""
+
+
+class QuitGame(Exception):
+    """The person at the keyboard left (``quit`` or the end of the input)."""
+
+
+class _SeatObserver:
+    """Just what ``make_opponent``'s model and callable opponents read from an env:
+    ``possible_agents``, ``codec``, ``observe(agent)`` and ``view(seat)`` of one game."""
+
+    def __init__(self, game: Game, tracker: KnowledgeTracker):
+        from gofish_env.observation import ObservationLayout
+
+        self.game = game
+        self.tracker = tracker
+        self.layout = ObservationLayout(game.rules)
+        self.codec = ActionCodec(game.rules)
+        self.possible_agents = [f"player_{seat}" for seat in range(game.players)]
+
+    def view(self, seat: int):
+        return self.tracker.view(seat)
+
+    def observe(self, agent: str) -> dict:
+        from gofish_env.observation import encode
+
+        seat = self.possible_agents.index(agent)
+        view = self.tracker.view(seat)
+        return {
+            "observation": encode(view, self.layout),
+            "action_mask": self.codec.mask(seat, view.legal_asks),
+        }
+
+
+def make_player(spec: Any, seed: int | None) -> tuple[str, Callable]:
+    """(label, decide) for a CPU seat: ``decide(table, seat) -> (target, rank or card)``.
+
+    A CPU level name or CPU object decides from the seat's ``PlayerView``; anything else
+    ``make_opponent`` accepts (``model:PATH.zip``, an SB3 model, a callable) from the seat's
+    observation and action mask.
+    """
+    if isinstance(spec, str) and not spec.startswith(MODEL_PREFIX):
+        from baselines import make_cpu
+
+        spec = make_cpu(spec, seed)
+    if hasattr(spec, "choose"):
+        cpu = spec
+        cpu.reset(seed)
+        label = str(getattr(cpu, "name", "") or type(cpu).__name__)
+        return label, lambda table, seat: cpu.choose(table.view(seat))
+    from gofish_env.opponents import make_opponent
+
+    opponent = make_opponent(spec)
+    opponent.reset(seed)
+    if isinstance(spec, str):
+        label = "model " + spec[len(MODEL_PREFIX) :].rsplit("/", 1)[-1].removesuffix(".zip")
+    else:
+        label = getattr(spec, "__name__", type(spec).__name__)
+
+    def decide(table: _SeatObserver, seat: int) -> tuple[int, int]:
+        return table.codec.to_ask(seat, opponent.act(table, seat))
+
+    return label, decide
+
+
+class TerminalGame:
+    """One game at the terminal. ``players[seat]`` is ``HUMAN`` or a CPU spec."""
+
+    def __init__(
+        self,
+        game: Game,
+        players: Sequence[Any],
+        input_fn: Callable[[str], str] = input,
+        output: Callable[[str], None] = print,
+        clear: Callable[[], None] | None = None,
+        seed: int | None = None,
+        delay: float = 0.0,
+    ):
+        if len(players) != game.players:
+            raise ValueError(f"players: {len(players)} given for {game.players} seats")
+        self.game = game
+        self.rules = game.rules
+        self.tracker = KnowledgeTracker(game)
+        self.table = _SeatObserver(game, self.tracker)
+        self.input_fn = input_fn
+        self.out = output
+        self.clear = clear or self._default_clear
+        self.delay = delay
+        self.humans = [seat for seat, spec in enumerate(players) if spec == HUMAN]
+        self.shared = len(self.humans) > 1
+        self.labels: dict[int, str] = {}
+        self.deciders: dict[int, Callable] = {}
+        for seat, spec in enumerate(players):
+            if spec == HUMAN:
+                self.labels[seat] = (
+                    f"player {self.humans.index(seat) + 1}" if self.shared else "you"
+                )
+            else:
+                cpu_seed = None if seed is None else random.Random(f"{seed}:{seat}").getrandbits(63)
+                label, decide = make_player(spec, cpu_seed)
+                is_level = isinstance(spec, str) and not spec.startswith(MODEL_PREFIX)
+                self.labels[seat] = f"{label} CPU" if is_level else label
+                self.deciders[seat] = decide
+        # The seat whose hand may be shown now (the one person, or whoever has the keyboard).
+        self.at_keyboard: int | None = None if self.shared else (self.humans or [None])[0]
+        self.seen = dict.fromkeys(self.humans, 0)  # each person's place in the log
+
+    # ------------------------------------------------------------------ the game
+
+    def run(self) -> tuple[int, ...] | None:
+        """Play to the end; the winners, or None when someone quits."""
+        game = self.game
+        self.out(self._intro())
+        self._print_events(game.events)
+        try:
+            while not game.is_over:
+                seat = game.current_player
+                if seat in self.deciders:
+                    self._cpu_turn(seat)
+                else:
+                    self._human_turn(seat)
+        except QuitGame as reason:
+            self.out(f"{reason} The game is abandoned.")
+            return None
+        self.out(self._result())
+        return game.winners
+
+    def _intro(self) -> str:
+        seats = ", ".join(f"seat {seat}: {self.labels[seat]}" for seat in range(self.game.players))
+        rules = self.rules.describe()
+        lines = [
+            f"Go Fish: {self.game.players} players, {rules}.",
+            f"Seats: {seats}.",
+            "Type help for the commands.",
+        ]
+        if self.shared:
+            lines.append("Pass-and-play: each hand is shown only to its player; look away!")
+        return "\n".join(lines)
+
+    def _cpu_turn(self, seat: int) -> None:
+        if self.delay > 0:
+            time.sleep(self.delay)
+        target, what = self.deciders[seat](self.table, seat)
+        self._ask(target, what)
+
+    def _human_turn(self, seat: int) -> None:
+        game = self.game
+        if self.shared:
+            self._hand_over(seat)
+        self._show(seat, fresh=True)
+        while not game.is_over and game.current_player == seat:
+            line = self._read(f"seat {seat} ({self.labels[seat]})> ")
+            if self._command(seat, line) and not game.is_over and game.current_player == seat:
+                self._show(seat, fresh=False)
+        self.seen[seat] = game.num_events
+        if self.shared and not game.is_over:
+            self._read("Your turn is over. Press Enter to hide your hand and pass the keyboard.")
+            self.clear()
+            self.at_keyboard = None
+
+    def _hand_over(self, seat: int) -> None:
+        """Pass-and-play: nothing private is on screen until the right person says so."""
+        label = self.labels[seat]
+        self._read(f"Seat {seat} ({label}): your turn. Everyone else look away, then press Enter.")
+        self.at_keyboard = seat
+
+    def _show(self, seat: int, fresh: bool) -> None:
+        game = self.game
+        if fresh and self.shared:
+            since = self.seen[seat]
+            recent = game.events_since(max(since, game.num_events - RECENT_SHARED))
+        else:
+            recent = game.events_since(max(0, game.num_events - RECENT_SINGLE)) if fresh else []
+        title = f"--- seat {seat} ({self.labels[seat]}) to ask ---"
+        self.out(render_view(self.tracker.view(seat), recent, title=title))
+
+    def _read(self, prompt: str) -> str:
+        try:
+            line = self.input_fn(prompt)
+        except (EOFError, KeyboardInterrupt):
+            raise QuitGame("Input ended.") from None
+        if line.strip().lower() in ("quit", "exit"):
+            raise QuitGame("Quit.")
+        return line
+
+    def _command(self, seat: int, line: str) -> bool:
+        """Handle one line; True when an ask was made."""
+        words = line.replace(",", " ").replace("?", " ").split()
+        if not words:
+            return False
+        word = words[0].lower()
+        if word in ("help", "h"):
+            self.out(HELP)
+            self.out(self._legal_summary())
+            return False
+        if word in ("hand", "look", "show", "table"):
+            self._show(seat, fresh=True)
+            return False
+        if word in ("log", "history"):
+            self.out("\n".join(f"  {event}" for event in self.game.events))
+            return False
+        try:
+            target, what = self._parse_ask(words)
+            self._ask(target, what)
+        except IllegalAsk as error:
+            self.out(f"Not allowed: {error}. Ask again (help for the commands).")
+            return False
+        return True
+
+    def _parse_ask(self, words: list[str]) -> tuple[int, str]:
+        words = [word for word in words if word.lower() not in _FILLER]
+        game = self.game
+        if len(words) == 1:
+            targets = sorted({target for target, _ in game.legal_asks()})
+            if len(targets) != 1:
+                raise IllegalAsk(f"say whom to ask, e.g. `{targets[0]} {words[0]}`")
+            words = [str(targets[0]), words[0]]
+        if len(words) != 2:
+            raise IllegalAsk("type a seat and a rank, e.g. `2 q`")
+        seat_text, what = words
+        if not seat_text.isdigit():
+            raise IllegalAsk(f"not a seat: {seat_text!r} (seats are 0 to {game.players - 1})")
+        if self.rules.ask_for == "rank" and what.lower().endswith("s"):
+            # Plurals: "queens", "10s". (With exact-card asks "10S" is a card.)
+            try:
+                parse_rank(what)
+            except ValueError:
+                what = what[:-1]
+        return int(seat_text), what
+
+    def _ask(self, target: int, what: Any) -> None:
+        """Apply an ask by the seat to move and print what happened (IllegalAsk: nothing)."""
+        game = self.game
+        pool = game.pool_cards()  # to tell the person at the keyboard what they draw
+        events = game.ask(target, what)
+        drawn = 0
+        for event in events:
+            self.out(f"  {event}")
+            if isinstance(event, Draw | EmptyHandDraw):
+                count = 1 if isinstance(event, Draw) else event.count
+                cards = pool[drawn : drawn + count]
+                drawn += count
+                if event.seat == self.at_keyboard and not (isinstance(event, Draw) and event.shown):
+                    self.out(f"    (you drew {' '.join(cards)})")
+
+    def _print_events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.out(f"  {event}")
+
+    def _legal_summary(self) -> str:
+        legal = self.game.legal_asks()
+        targets = sorted({target for target, _ in legal})
+        if self.rules.ask_for == "card":
+            names = [card_str(card_from_index(index)) for index in sorted({w for _, w in legal})]
+        else:
+            names = [RANK_NAMES[rank] for rank in sorted({w for _, w in legal})]
+        seats = ("seat " if len(targets) == 1 else "seats ") + ", ".join(map(str, targets))
+        return f"Now you may ask {seats} for: {' '.join(names)}."
+
+    def _result(self) -> str:
+        game = self.game
+        over = next(event for event in reversed(game.events) if isinstance(event, GameOver))
+        width = max(len(f"seat {s} ({self.labels[s]})") for s in range(game.players))
+        lines = ["", f"Game over: {over.reason}.", "Final score:"]
+        for seat in range(game.players):
+            caught = " ".join(RANK_NAMES[rank] for rank in game.catches(seat)) or "-"
+            mark = "  WINNER" if seat in game.winners else ""
+            name = f"seat {seat} ({self.labels[seat]})"
+            lines.append(
+                f"  {name:<{width}}  {len(game.catches(seat)):>2} catches ({caught}), "
+                f"{game.tiebreak_points(seat)} tiebreak points{mark}"
+            )
+        winners = [f"seat {seat} ({self.labels[seat]})" for seat in game.winners]
+        if len(winners) == 1:
+            lines.append(f"Winner: {winners[0]}.")
+        elif winners:
+            lines.append(f"Shared win: {', '.join(winners)}.")
+        else:
+            lines.append("Nobody wins.")
+        return "\n".join(lines)
+
+    def _default_clear(self) -> None:
+        if self.out is print and sys.stdout.isatty():
+            self.out(CLEAR_SCREEN)
+        else:
+            self.out("\n" * SCROLL_LINES + "=" * 20 + " (screen cleared) " + "=" * 20)
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) -> list[Any]:
+    """The spec of every seat: ``HUMAN`` for the ``humans`` seats from ``first_seat`` going
+    left, CPU specs for the others (one for all, or one per CPU seat in seat order)."""
+    if not 0 <= humans <= players:
+        raise ValueError(f"--humans: got {humans}; allowed: 0 to {players}")
+    if not 0 <= first_seat < players:
+        raise ValueError(f"--seat: got {first_seat}; allowed: 0 to {players - 1}")
+    human_seats = {(first_seat + k) % players for k in range(humans)}
+    cpu_seats = [seat for seat in range(players) if seat not in human_seats]
+    specs = [item.strip() for item in (cpus or _default_cpu()).split(",") if item.strip()]
+    if len(specs) == 1:
+        specs = specs * len(cpu_seats)
+    elif len(specs) != len(cpu_seats):
+        raise ValueError(
+            f"--cpus: {len(specs)} given for {len(cpu_seats)} CPU seats; give one for all, "
+            f"or one per CPU seat"
+        )
+    from baselines import CPU_LEVELS
+
+    for spec in specs:
+        if not spec.startswith(MODEL_PREFIX) and spec not in CPU_LEVELS:
+            raise ValueError(
+                f"--cpus: unknown CPU level {spec!r}; allowed: {', '.join(CPU_LEVELS)}, "
+                f"or model:PATH.zip"
+            )
+    seats: list[Any] = [HUMAN] * players
+    for seat, spec in zip(cpu_seats, specs, strict=True):
+        seats[seat] = spec
+    return seats
+
+
+def _default_cpu() -> str:
+    from baselines import CPU_LEVELS
+
+    return DEFAULT_CPU if DEFAULT_CPU in CPU_LEVELS else next(iter(CPU_LEVELS))
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    input_fn: Callable[[str], str] = input,
+    output: Callable[[str], None] = print,
+    clear: Callable[[], None] | None = None,
+) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gofish_env.play",
+        description="Play Go Fish in the terminal against CPUs, or pass-and-play.",
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
+    parser.add_argument(
+        "--cpus",
+        default=None,
+        help=f"CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH.zip "
+        f"for a trained model (default {DEFAULT_CPU})",
+    )
+    parser.add_argument("--rules", default="table", help=f"preset: {', '.join(Rules.PRESETS)}")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the CPUs")
+    parser.add_argument("--humans", type=int, default=1, help="people at the table (0 to watch)")
+    parser.add_argument("--seat", type=int, default=0, help="the first person's seat")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds to pause before each CPU ask"
+    )
+    args = parser.parse_args(argv)
+    try:
+        rules = Rules.preset(args.rules, players=args.players)
+        players = parse_players(args.players, args.humans, args.seat, args.cpus)
+        game = Game(rules, seed=args.seed)
+        terminal = TerminalGame(
+            game, players, input_fn, output, clear=clear, seed=args.seed, delay=args.delay
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    terminal.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""Playing in the terminal, driven end to end by scripted input."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from baselines import CPU_LEVELS
+from gofish_env import Game, Rules
+from gofish_env.cards import RANK_NAMES, card_from_index, card_str
+from gofish_env.play import HUMAN, TerminalGame, main, parse_players
+
+LEVEL = next(iter(CPU_LEVELS))  # a CPU level that exists ("random" at least)
+PLURALS = ("2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "jacks", "queens", "kings")
+PLURALS += ("aces",)
+
+
+def scripted(lines, transcript=None):
+    """An input function answering prompts from ``lines`` (EOF when they run out)."""
+    answers = iter(lines)
+
+    def read(prompt):
+        if transcript is not None:
+            transcript.append(("in", prompt))
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+def typed_asks(game, wrong_first=False):
+    """Input that answers every ask prompt with a legal ask of the seat to move, typed in
+    turn as ``2 q``, ``ask 2 q``, ``ask seat 2 for queens`` and ``2 10``-style forms; other
+    prompts (pass-and-play confirmations) get Enter. With exact-card asks: ``2 QH``."""
+    forms = itertools.cycle(range(3))
+    refused = [wrong_first]
+
+    def read(prompt):
+        if "Enter" in prompt:
+            return ""
+        target, what = game.legal_asks()[0]
+        if refused[0]:
+            refused[0] = False
+            return f"{game.current_player} {RANK_NAMES[what]}"  # asking yourself
+        if game.rules.ask_for == "card":
+            return f"{target} {card_str(card_from_index(what)).lower()}"
+        form = next(forms)
+        if form == 0:
+            return f"{target} {RANK_NAMES[what].lower()}"
+        if form == 1:
+            return f"ask {target} {RANK_NAMES[what]}"
+        return f"ask seat {target} for {PLURALS[what]}"
+
+    return read
+
+
+def test_an_illegal_ask_is_refused_with_the_rules_reason_and_asked_again():
+    hand = Game(Rules(players=4), seed=3).hand(0)
+    held = {card[:-1] for card in hand}
+    missing = next(rank for rank in RANK_NAMES[:13] if rank not in held)
+    out: list[str] = []
+    transcript: list = []
+    lines = ["0 7", f"1 {missing}", "ask one for 7", "help", "quit"]
+    code = main(
+        ["--seed", "3", "--cpus", LEVEL],
+        input_fn=scripted(lines, transcript),
+        output=out.append,
+    )
+    text = "\n".join(out)
+    assert code == 0
+    assert "Not allowed: you cannot ask yourself (seat 0)." in text
+    plural = {"J": "jacks", "Q": "queens", "K": "kings", "A": "aces"}.get(missing, f"{missing}s")
+    assert f"Not allowed: you hold no {plural}: you may only ask for a rank you hold." in text
+    assert "Not allowed: not a seat: 'one'" in text
+    assert "Commands:" in text
+    ranks = " ".join(sorted({card[:-1] for card in hand}, key=RANK_NAMES.index))
+    assert f"Now you may ask seats 1, 2, 3 for: {ranks}." in text
+    assert "Quit. The game is abandoned." in text
+    # Every line was a fresh prompt to the same seat: nothing was played.
+    assert [prompt for _, prompt in transcript] == ["seat 0 (you)> "] * 5
+    assert "Your hand: " in text and "Seat 0 asks" not in text
+
+
+def test_a_full_game_is_played_to_the_end_through_typed_asks():
+    game = Game(Rules(players=3), seed=8)
+    out: list[str] = []
+    terminal = TerminalGame(
+        game, [HUMAN, LEVEL, LEVEL], typed_asks(game, wrong_first=True), out.append, seed=8
+    )
+    winners = terminal.run()
+    text = "\n".join(out)
+    assert game.is_over and winners == game.winners
+    assert sum(len(game.catches(seat)) for seat in range(3)) == 13
+    assert "Not allowed: you cannot ask yourself (seat 0)." in text
+    # The CPUs' asks and the answers are shown as they happen.
+    assert re.search(r"Seat [12] asks seat \d for", text)
+    assert re.search(r"Seat 0 asks seat [12] for", text)
+    # The end: winners, catches and tiebreak points of every seat.
+    assert "Final score:" in text
+    for seat in range(3):
+        assert f"{len(game.catches(seat)):>2} catches" in text
+        assert f"{game.tiebreak_points(seat)} tiebreak points" in text
+    names = [f"seat {seat} (" for seat in game.winners]
+    result_line = next(
+        line for line in out[-1].splitlines() if "Winner" in line or "Shared" in line
+    )
+    assert all(name in result_line for name in names)
+    # Only seat 0's hand was ever shown.
+    assert all("seat 0 (you) to ask" in block for block in out if "Your hand:" in block)
+
+
+def test_private_draws_are_told_only_to_the_drawer():
+    game = Game(Rules(players=2), seed=1)
+    out: list[str] = []
+    TerminalGame(game, [HUMAN, LEVEL], typed_asks(game), out.append, seed=1).run()
+    drawn = [line for line in out if "(you drew" in line]
+    assert drawn  # the person fished at least once in a whole game
+    for index, line in enumerate(out):
+        if "(you drew" in line:
+            # Right after a draw (or an empty-hand draw) by seat 0.
+            assert re.match(r"  Seat 0 (draws a card|has an empty hand)", out[index - 1])
+
+
+def test_exact_card_asks_take_a_card_and_refuse_a_bare_rank():
+    rules = Rules.preset("authors", players=3)
+    game = Game(rules, seed=2)
+    out: list[str] = []
+    first = typed_asks(game)
+    lines = iter(["1 q"])
+
+    def read(prompt):
+        return next(lines, None) or first(prompt)
+
+    TerminalGame(game, [HUMAN, LEVEL, LEVEL], read, out.append, seed=2).run()
+    text = "\n".join(out)
+    assert "Not allowed: not a card: 'q'" in text and "one exact card" in text
+    assert game.is_over and "Final score:" in text
+
+
+def test_pass_and_play_hides_each_hand_until_its_player_presses_enter():
+    game = Game(Rules(players=4), seed=4)
+    transcript: list = []
+    answer = typed_asks(game)
+
+    def read(prompt):
+        transcript.append(("in", prompt))
+        return answer(prompt)
+
+    players = [HUMAN, LEVEL, HUMAN, LEVEL]
+    terminal = TerminalGame(game, players, read, lambda text: transcript.append(("out", text)))
+    terminal.run()
+    assert game.is_over
+    revealed = None  # the seat whose player has confirmed and not yet hidden the screen
+    shown: list[int] = []
+    hides = 0
+    for kind, text in transcript:
+        if kind == "in":
+            match = re.match(r"Seat (\d) \(player \d\): your turn\. Everyone else look away", text)
+            if match:
+                assert revealed is None  # the last hand was hidden before the next person
+                revealed = int(match.group(1))
+        elif "(screen cleared)" in text:
+            assert text.startswith("\n" * 40)
+            revealed = None
+            hides += 1
+        elif "Your hand:" in text:
+            seat = int(re.search(r"--- seat (\d) \(player \d\) to ask", text).group(1))
+            assert seat == revealed
+            shown.append(seat)
+        elif "(you drew" in text:
+            assert revealed is not None
+    assert set(shown) == {0, 2}
+    assert hides >= 2
+    # Each turn ended with a prompt to hide the hand, then the clear.
+    prompts = [text for kind, text in transcript if kind == "in"]
+    assert any(prompt.startswith("Your turn is over. Press Enter to hide") for prompt in prompts)
+
+
+def test_pass_and_play_from_the_command_line_asks_before_showing_a_hand():
+    transcript: list = []
+    code = main(
+        ["--players", "2", "--humans", "2", "--seed", "1", "--rules", "family"],
+        input_fn=scripted(["", "quit"], transcript),
+        output=lambda text: transcript.append(("out", text)),
+    )
+    assert code == 0
+    confirm = ("in", "Seat 0 (player 1): your turn. Everyone else look away, then press Enter.")
+    first_hand = next(i for i, (_, text) in enumerate(transcript) if "Your hand:" in text)
+    assert transcript.index(confirm) < first_hand
+    assert "Pass-and-play" in transcript[0][1]
+    assert "seat 0 (player 1) to ask" in transcript[first_hand][1]
+
+
+def test_watching_cpus_and_a_saved_model_play_a_whole_game(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from gofish_env import GoFishEnv
+
+    model = MaskablePPO(
+        "MlpPolicy",
+        GoFishEnv(players=3),
+        n_steps=64,
+        batch_size=32,
+        policy_kwargs={"net_arch": [16]},
+        seed=0,
+        device="cpu",
+    )
+    path = tmp_path / "tiny.zip"
+    model.save(path)
+    out: list[str] = []
+    argv = ["--players", "3", "--humans", "0", "--cpus", f"model:{path},{LEVEL},{LEVEL}"]
+    code = main([*argv, "--seed", "5"], input_fn=scripted([]), output=out.append)
+    text = "\n".join(out)
+    assert code == 0
+    assert "seat 0: model tiny" in text and f"seat 1: {LEVEL} CPU" in text
+    assert "Seat 0 asks seat" in text and "Final score:" in text
+    assert "Your hand:" not in text
+
+
+def test_the_end_of_the_input_leaves_the_game():
+    out: list[str] = []
+    assert main(["--seed", "2", "--cpus", LEVEL], input_fn=scripted([]), output=out.append) == 0
+    assert out[-1] == "Input ended. The game is abandoned."
+
+
+def test_seats_and_cpu_specs_from_the_command_line():
+    level = LEVEL
+    assert parse_players(4, 1, 0, level) == [HUMAN, level, level, level]
+    assert parse_players(4, 2, 3, f"{level},model:x.zip") == [HUMAN, level, "model:x.zip", HUMAN]
+    with pytest.raises(ValueError, match="3 CPU seats"):
+        parse_players(4, 1, 0, f"{level},{level}")
+    with pytest.raises(ValueError, match="unknown CPU level 'wizard'"):
+        parse_players(4, 1, 0, "wizard")
+    with pytest.raises(ValueError, match="--humans"):
+        parse_players(4, 5, 0, level)
+    with pytest.raises(SystemExit):
+        main(["--cpus", "wizard"], input_fn=scripted([]), output=lambda text: None)
+    with pytest.raises(SystemExit):
+        main(["--seat", "4"], input_fn=scripted([]), output=lambda text: None)
