@@ -1,0 +1,273 @@
+"""Public knowledge: one exact position per deduction, and soundness over random games.
+
+``KnowledgeTracker(game).view(seat)`` is what a seat may know; ``view.least[s, r]`` and
+``view.most[s, r]`` bound how many cards of rank r seat s holds (absolute seats; the viewer's
+own row is exact). ``tracker.public.least/most`` are the history's own deductions before the
+viewer's hand, hand sizes and unseen cards cut them.
+Rank indices: 2 -> 0, 5 -> 3, 7 -> 5, J -> 9, K -> 11.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from helpers import position, rank
+
+from gofish_env import Game, Rules
+from gofish_env.events import Draw, EmptyHandDraw, GoFish, Hit
+from gofish_env.knowledge import KnowledgeTracker
+
+TWO, FIVE, SEVEN, JACK, KING = rank("2"), rank("5"), rank("7"), rank("J"), rank("K")
+
+
+def public_rows(tracker: KnowledgeTracker) -> tuple[np.ndarray, np.ndarray]:
+    public = tracker.sync()
+    return np.asarray(public.least), np.asarray(public.most)
+
+
+def true_counts(game: Game) -> np.ndarray:
+    return np.array([game.hand_counts(seat) for seat in range(game.players)])
+
+
+def four_seats(hands: list[str], pool_top: list[str], rules: Rules | None = None) -> Game:
+    return position(hands, pool_top=pool_top, rules=rules or Rules())
+
+
+# ----------------------------------------------------------------------------- one rule each
+
+
+def test_an_ask_proves_the_asker_holds_at_least_one():
+    game = four_seats(["7H 2C 3D 4S 5C", "8C 8D 9C 9D JC", "10C 10D QC QD KC", "AC AD 6C"], ["3C"])
+    tracker = KnowledgeTracker(game)
+    assert tracker.view(2).least[0, SEVEN] == 0
+    game.ask(1, SEVEN)  # a miss; seat 0 draws the 3C, privately
+    assert game.events[-2:] == [GoFish(0, 1, SEVEN), Draw(0, None)]
+    least, _ = public_rows(tracker)
+    assert least[0, SEVEN] == 1
+    for viewer in (1, 2, 3):
+        view = tracker.view(viewer)
+        assert view.least[0, SEVEN] == 1
+        assert view.most[0, SEVEN] >= 1
+
+
+def test_a_hit_moves_a_known_count_and_leaves_the_target_none():
+    game = four_seats(["7H 2C 3C", "7D 7S 8C", "7C 9C 9D", "10C 10D QC"], [])
+    tracker = KnowledgeTracker(game)
+    game.ask(1, SEVEN)
+    assert game.events[-1] == Hit(0, 1, SEVEN, 2)
+    least, most = public_rows(tracker)
+    assert least[0, SEVEN] == 3  # the one the ask proved, plus the two handed over
+    assert least[1, SEVEN] == most[1, SEVEN] == 0
+    view = tracker.view(3)
+    assert view.least[0, SEVEN] == view.most[0, SEVEN] == 3  # three: a fourth would be laid
+    assert view.least[1, SEVEN] == view.most[1, SEVEN] == 0
+    # Seat 2 holds the fourth 7 itself: it knows where all the others are.
+    view = tracker.view(2)
+    assert view.least[:, SEVEN].tolist() == [3, 0, 1, 0]
+    assert view.most[:, SEVEN].tolist() == [3, 0, 1, 0]
+
+
+def test_a_miss_proves_the_target_holds_none():
+    game = four_seats(["7H 2C 3C", "8C 8D 9C", "7C 9D 10H", "10C 10D QC"], ["4C"])
+    tracker = KnowledgeTracker(game)
+    assert tracker.view(3).most[1, SEVEN] > 0
+    game.ask(1, SEVEN)
+    _, most = public_rows(tracker)
+    assert most[1, SEVEN] == 0
+    for viewer in (0, 2, 3):
+        assert tracker.view(viewer).most[1, SEVEN] == 0
+        assert tracker.view(viewer).least[1, SEVEN] == 0
+
+
+def test_a_shown_draw_adds_one_known_card():
+    game = four_seats(["7H 2C 3C", "8C 8D 9C", "9D 10H JD", "10C 10D QC"], ["7C"])
+    tracker = KnowledgeTracker(game)
+    game.ask(1, SEVEN)
+    assert game.events[-1] == Draw(0, SEVEN)
+    least, _ = public_rows(tracker)
+    assert least[0, SEVEN] == 2
+    assert tracker.view(2).least[0, SEVEN] == 2
+    assert tracker.view(3).least[0, SEVEN] == 2
+
+
+def test_a_private_draw_widens_upper_bounds_by_one_except_for_the_rank_asked():
+    game = four_seats(["5C 2C 3C", "5D", "8C 8D 9C", "10C 10D QC"], ["JC", "4D", "KC"])
+    tracker = KnowledgeTracker(game)
+    game.ask(1, FIVE)  # hit: seat 1 is empty and draws one card at once (the JC)
+    assert game.events[-1] == EmptyHandDraw(1, 1)
+    _, most = public_rows(tracker)
+    assert most[1].tolist() == [1] * 13  # one card: at most one of each rank
+    game.ask(2, TWO)  # a miss: seat 0 draws the 4D privately; seat 1 to move
+    game.ask(2, JACK)  # a miss: seat 1 draws the KC privately (not a jack: it would show)
+    assert game.events[-1] == Draw(1, None)
+    least, most = public_rows(tracker)
+    assert most[1, JACK] == 1
+    assert [most[1, r] for r in range(13) if r != JACK] == [2] * 12
+    assert least[1, JACK] == 1
+    view = tracker.view(3)
+    assert view.most[1, JACK] == 1
+    assert [view.most[1, r] for r in range(13) if r != JACK] == [2] * 12
+
+
+def test_an_empty_hand_draw_of_n_cards_caps_every_rank_at_n():
+    rules = Rules(empty_hand_draw_count=3)
+    game = four_seats(["5C 2C 3C", "5D", "8C 8D 9C", "10C 10D QC"], ["JC", "JD", "KC"], rules)
+    tracker = KnowledgeTracker(game)
+    game.ask(1, FIVE)
+    assert game.events[-1] == EmptyHandDraw(1, 3)
+    least, most = public_rows(tracker)
+    assert most[1].tolist() == [3] * 13
+    assert least[1].tolist() == [0] * 13
+    view = tracker.view(3)
+    assert view.most[1].max() == 3
+    assert view.most[1, FIVE] == 2  # seat 0 is proved to hold two of the four 5s
+    assert view.least[1].tolist() == [0] * 13
+
+
+def test_a_catch_removes_the_rank():
+    game = four_seats(["7H 2C 3C", "7D 7S 8C", "7C 9C 9D", "10C 10D QC"], [])
+    tracker = KnowledgeTracker(game)
+    game.ask(1, SEVEN)
+    game.ask(2, SEVEN)  # the fourth 7: seat 0 lays the catch
+    assert game.catches(0) == [SEVEN]
+    public = tracker.sync()
+    assert np.asarray(public.laid)[SEVEN] == 4
+    for viewer in range(4):
+        view = tracker.view(viewer)
+        assert view.least[:, SEVEN].tolist() == [0] * 4
+        assert view.most[:, SEVEN].tolist() == [0] * 4
+        assert view.unseen[SEVEN] == 0
+
+
+def test_bounds_are_cut_by_hand_sizes_by_complete_sets_and_by_the_unseen_cards():
+    game = four_seats(["7H 7C 7D 2C 3C", "8C 9D", "KC KD KH 9C 10C 10D JC", "QC"], [])
+    view = KnowledgeTracker(game).view(0)
+    # Hand sizes: seat 1 holds two cards, seat 3 one.
+    assert view.most[1].max() == 2 and view.most[1].min() <= 1
+    assert view.most[3].max() == 1
+    # Seat 0 holds three 7s: only one 7 is unseen.
+    assert view.most[1:, SEVEN].tolist() == [1, 1, 1]
+    # Seven cards, but no hand holds a complete set: at most three of a rank.
+    assert view.most[2].max() == 3
+    # Nothing is proved at the deal.
+    assert view.least[1:].sum() == 0
+    # The viewer's own row is exact.
+    assert view.least[0].tolist() == view.most[0].tolist() == game.hand_counts(0)
+
+
+def test_an_empty_pool_puts_every_unseen_card_in_a_hand():
+    # Two players, pool empty: the opponent holds exactly the cards seat 0 has not seen.
+    game = position(
+        ["7H 7C 2C 9S", "7D 7S 2D 2H 2S 9C 9D 9H"], pool_top=[], rules=Rules(players=2), rest=0
+    )
+    view = KnowledgeTracker(game).view(0)
+    assert view.least[1].tolist() == view.most[1].tolist() == game.hand_counts(1)
+    # Three players: seat 1 says go fish to a 2, so seat 2 holds all three unseen 2s.
+    game = position(
+        ["7H 2C", "7C 7D 3C 3H", "2D 2H 2S 3D 3S 7S"],
+        pool_top=[],
+        rules=Rules(players=3),
+        rest=0,
+    )
+    tracker = KnowledgeTracker(game)
+    assert tracker.view(0).least[2, TWO] == 0
+    game.ask(1, TWO)
+    view = tracker.view(0)
+    assert view.most[1, TWO] == 0
+    assert view.least[2, TWO] == view.most[2, TWO] == 3
+
+
+def test_exact_card_asks_prove_the_rank_and_a_miss_clears_only_that_card():
+    rules = Rules.preset("authors", players=3)
+    hands = ["7H", "7C 7D 8C", "7S 8D 8H 8S"]
+    game = position(hands, pool_top=[], rules=rules, rest=0)
+    tracker = KnowledgeTracker(game)
+    game.ask(1, "7S")  # seat 1 does not hold the 7S: a miss
+    assert isinstance(game.events[-1], GoFish)
+    least, most = public_rows(tracker)
+    assert least[0, SEVEN] == 1
+    assert most[1, SEVEN] > 0  # seat 1 may still hold other 7s
+    # Seat 2 sees three 7s unseen, seat 0 holds one card and there is no pool: seat 1
+    # holds the other two.
+    view = tracker.view(2)
+    assert view.least[1, SEVEN] == view.most[1, SEVEN] == 2
+    game = position(hands, pool_top=[], rules=rules, rest=0)
+    tracker = KnowledgeTracker(game)
+    game.ask(1, "7C")  # a hit: one card moves
+    assert game.events[-1] == Hit(0, 1, SEVEN, 1)
+    least, _ = public_rows(tracker)
+    assert least[0, SEVEN] == 2
+    assert tracker.view(2).least[0, SEVEN] == 2
+
+
+# ----------------------------------------------------------------------------- soundness
+
+
+def soundness_run(rules: Rules, seeds: range, asks_limit: int = 3000) -> dict[str, int]:
+    """Plays random games; after every ask checks least <= true <= most for every viewer,
+    opponent and rank. Returns counts, including how often the bounds were exact."""
+    stats = {"checks": 0, "exact": 0, "positions": 0}
+    for seed in seeds:
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        chooser = random.Random(seed)
+        while True:
+            truth = true_counts(game)
+            for viewer in range(rules.players):
+                view = tracker.view(viewer)
+                least, most = view.least, view.most
+                assert least.shape == most.shape == truth.shape
+                bad = np.argwhere((least > truth) | (truth > most))
+                assert not bad.size, (
+                    f"{rules.describe()} seed {seed} ask {game.num_asks} viewer {viewer}: "
+                    f"(seat, rank) {bad[0].tolist()} least {least[tuple(bad[0])]} "
+                    f"true {truth[tuple(bad[0])]} most {most[tuple(bad[0])]}; "
+                    f"recent {game.events[-4:]}"
+                )
+                assert (least[viewer] == truth[viewer]).all()
+                assert (most[viewer] == truth[viewer]).all()
+                stats["checks"] += truth.size
+                stats["exact"] += int((least == most).sum())
+                if rules.players == 2 and not game.pool_size:
+                    # Two players, empty pool: the opponent holds every unseen card.
+                    assert (least == truth).all() and (most == truth).all()
+            stats["positions"] += 1
+            if game.is_over or game.num_asks >= asks_limit:
+                break
+            game.ask(*chooser.choice(game.legal_asks()))
+    return stats
+
+
+SOUNDNESS_CASES = [
+    ("table-4", Rules(), 60),
+    ("table-2", Rules(players=2), 75),
+    ("table-6", Rules(players=6), 30),
+    ("bicycle-3", Rules.preset("bicycle", players=3), 40),
+    ("family-5", Rules.preset("family", players=5), 30),
+    ("quick-3", Rules.preset("quick", players=3), 75),
+    ("ocean-4", Rules.preset("ocean"), 40),
+    ("pairs-4", Rules.preset("pairs"), 40),
+    ("pairs-jokers-3", Rules.preset("pairs", jokers=True, players=3), 40),
+    ("two-decks-3", Rules.preset("two_decks", players=3), 15),
+    ("authors-4", Rules.preset("authors"), 20),
+    ("authors-2", Rules.preset("authors", players=2), 30),
+    ("refill-5", Rules(players=3, empty_hand_draw_count=5, empty_hand_draw="own_turn"), 30),
+    ("asked-moves", Rules(players=4, after_miss="asked", fished_rank_asks_again=False), 30),
+    ("first-out", Rules(players=3, game_end="first_out"), 30),
+    ("askable-empty", Rules(players=4, empty_hand_draw="own_turn", empty_hand_askable=True), 30),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SOUNDNESS_CASES],
+    ids=[case[0] for case in SOUNDNESS_CASES],
+)
+def test_bounds_are_sound_over_random_games(rules, games):
+    stats = soundness_run(rules, range(games))
+    assert stats["positions"] > games * 10
+    # Not vacuous: many bounds are exact (own rows, laid ranks, misses, empty pools).
+    assert stats["exact"] > stats["checks"] // 4
