@@ -5,8 +5,9 @@ python -m baselines.tournament --players 4 --cpus easy,normal,hard,expert --game
 
 An entrant is any opponent spec ``gofish_env.opponents.make_opponent`` accepts: a CPU level
 name, ``"model:PATH.zip"`` (a saved MaskablePPO), an SB3 model, a CPU object with
-``choose(view)``, an ``Opponent``, or a callable ``(observation, action_mask) -> action``.
-Every game is driven through ``gofish_env.raw_env``, so every kind of entrant plays the same way.
+``choose(view)``, an ``Opponent``, a callable ``(observation, action_mask) -> action``, or
+(from Python) ``"mix:a,b"``, a member drawn each game. Every game is driven through
+``gofish_env.raw_env``, so every kind of entrant plays the same way.
 
 Schedule (see docs/tournament.md):
 - Line-ups. With as many entrants as seats there is one line-up. With more entrants, every
@@ -55,13 +56,7 @@ import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.game import Game
-from gofish_env.opponents import (
-    MODEL_PREFIX,
-    ModelOpponent,
-    Opponent,
-    load_model,
-    make_opponent,
-)
+from gofish_env.opponents import MIX_PREFIX, MODEL_PREFIX, Opponent, make_opponent
 from gofish_env.rules import Rules
 
 Z_95 = 1.959963984540054  # the normal distribution's 97.5% quantile
@@ -137,6 +132,10 @@ def make_entrants(entrants: Mapping[str, Any] | Sequence[Any]) -> list[Entrant]:
 
 
 def _check_spec(name: str, spec: str) -> None:
+    if spec.startswith(MIX_PREFIX):
+        for member in spec[len(MIX_PREFIX) :].split(","):
+            _check_spec(name, member)
+        return
     if spec.startswith(MODEL_PREFIX):
         path = Path(spec[len(MODEL_PREFIX) :])
         if not path.is_file():
@@ -249,7 +248,6 @@ class _Table:
         self.setup = setup
         self.env = raw_env(rules=setup.rules, max_asks=setup.max_asks)
         self._opponents: dict[tuple[int, int], Opponent] = {}
-        self._models: dict[int, Any] = {}
 
     def opponent(self, entrant: int, copy_index: int) -> Opponent:
         key = (entrant, copy_index)
@@ -259,14 +257,10 @@ class _Table:
 
     def _build(self, entrant: int, copy_index: int) -> Opponent:
         spec = self.setup.entrants[entrant].spec
-        if isinstance(spec, str) and spec.startswith(MODEL_PREFIX):
-            # Load a saved model once; its copies share it (models keep no game state).
-            if entrant not in self._models:
-                self._models[entrant] = load_model(spec[len(MODEL_PREFIX) :])
-            return ModelOpponent(self._models[entrant])
         if copy_index and (isinstance(spec, Opponent) or hasattr(spec, "choose")):
             # Copies of a stateful player at one table must not share its state.
             spec = copy.deepcopy(spec)
+        # A saved model is loaded once per process (load_model caches it) and shared.
         return make_opponent(spec)
 
     def play_deal(self, deal: int) -> list[GameRecord]:

@@ -273,6 +273,12 @@ def test_a_callable_and_a_saved_sb3_model_are_entrants_like_the_cpus(tmp_path):
     assert again.records == result.records
 
 
+def test_a_mix_entrant_plays_a_member_drawn_each_game():
+    result = run_tournament({"mix": f"mix:{LEVEL},{LEVEL}", "cpu": LEVEL}, players=2, games=4)
+    assert [stats.seats for stats in result.standings] == [4, 4]
+    assert result.standings[0].spec == f"mix:{LEVEL},{LEVEL}"
+
+
 def test_an_entrant_that_asks_illegally_is_named():
     def bad(observation, action_mask):
         return int(np.flatnonzero(action_mask == 0)[0])
@@ -286,6 +292,8 @@ def test_bad_entrants_and_arguments_are_refused_with_the_reason():
         run_tournament(["grandmaster", LEVEL], players=2)
     with pytest.raises(ValueError, match="model file not found"):
         run_tournament(["model:/nowhere/x.zip", LEVEL], players=2)
+    with pytest.raises(ValueError, match="unknown CPU level 'nobody'"):
+        run_tournament({"mix": f"mix:{LEVEL},nobody", "cpu": LEVEL}, players=2)
     with pytest.raises(ValueError, match="at least 2"):
         run_tournament([LEVEL], players=2)
     with pytest.raises(ValueError, match="workers"):
