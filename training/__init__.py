@@ -1,0 +1,1 @@
+"""Training and evaluation of learning agents (stable-baselines3 / sb3-contrib)."""

@@ -1,0 +1,290 @@
+"""Train a MaskablePPO agent to play Go Fish, then measure it against the scripted CPUs.
+
+    python -m training.train --timesteps 300000 --opponents mix:random,easy,normal
+    python -m training.train --opponents selfplay --timesteps 2000000 --envs 2
+
+Reads top to bottom: arguments, seeding, environments, the model, callbacks (evaluation
+against each CPU level, self-play snapshots, checkpoints), training, and the final report
+(model, evaluation JSON, learning-curve PNG, the win-rate table). TensorBoard logs go to
+OUT/NAME/tensorboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from rich.console import Console
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper
+
+from gofish_env.gym_env import GoFishEnv
+from gofish_env.rules import Rules
+from training.evaluate import evaluate, results_json, results_table
+from training.plots import plot_learning_curve
+
+
+@dataclass
+class Args:
+    players: int = field(default=4, metadata={"help": "seats at the table, 2..6"})
+    rules: str = field(default="table", metadata={"help": "rules preset"})
+    reward: str = field(default="catches", metadata={"help": "reward scheme of the env"})
+    opponents: str = field(
+        default="mix:random,easy,normal",
+        metadata={"help": "a CPU level, mix:LEVEL,LEVEL,..., or selfplay"},
+    )
+    selfplay_cpus: str = field(
+        default="random,easy,normal",
+        metadata={"help": "CPU levels mixed with the snapshots in self-play"},
+    )
+    snapshot_every: int = field(
+        default=50_000, metadata={"help": "self-play: steps between learner snapshots"}
+    )
+    snapshot_pool: int = field(
+        default=5, metadata={"help": "self-play: snapshots kept as opponents"}
+    )
+    timesteps: int = field(default=300_000, metadata={"help": "learner steps to train for"})
+    envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
+    subproc: bool = field(
+        default=True, metadata={"help": "run the environments in SubprocVecEnv processes"}
+    )
+    seed: int = field(default=0, metadata={"help": "seed of everything"})
+    n_steps: int = field(default=1024, metadata={"help": "PPO rollout steps per env"})
+    batch_size: int = field(default=256, metadata={"help": "PPO minibatch size"})
+    n_epochs: int = field(default=10, metadata={"help": "PPO epochs per rollout"})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    gamma: float = field(default=0.995, metadata={"help": "discount factor"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    net_arch: str = field(default="256,256", metadata={"help": "hidden layer sizes"})
+    eval_every: int = field(default=50_000, metadata={"help": "steps between evaluations"})
+    eval_deals: int = field(default=25, metadata={"help": "duplicate deals per CPU per eval"})
+    eval_cpus: str = field(
+        default="random,easy,normal,hard", metadata={"help": "CPU levels to evaluate against"}
+    )
+    final_deals: int = field(
+        default=150, metadata={"help": "duplicate deals per CPU in the final evaluation"}
+    )
+    checkpoint_every: int = field(default=100_000, metadata={"help": "steps between checkpoints"})
+    out: str = field(default="runs", metadata={"help": "output folder"})
+    name: str = field(default="", metadata={"help": "run name (default: made from the args)"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for arg in dataclasses.fields(Args):
+        if arg.type == "bool":
+            parser.add_argument(
+                f"--{arg.name.replace('_', '-')}",
+                action=argparse.BooleanOptionalAction,
+                default=arg.default,
+                help=arg.metadata["help"],
+            )
+        else:
+            kind = {"int": int, "float": float, "str": str}[arg.type]
+            parser.add_argument(
+                f"--{arg.name.replace('_', '-')}",
+                type=kind,
+                default=arg.default,
+                help=arg.metadata["help"],
+            )
+    return Args(**vars(parser.parse_args(argv)))
+
+
+class EnvTimer(VecEnvWrapper):
+    """Measures the wall time spent waiting for the environments (and their opponents)."""
+
+    def __init__(self, venv):
+        super().__init__(venv)
+        self.seconds = 0.0
+
+    def reset(self):
+        start = time.perf_counter()
+        observation = self.venv.reset()
+        self.seconds += time.perf_counter() - start
+        return observation
+
+    def step_async(self, actions):
+        self._start = time.perf_counter()
+        self.venv.step_async(actions)
+
+    def step_wait(self):
+        result = self.venv.step_wait()
+        self.seconds += time.perf_counter() - self._start
+        return result
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        # The action masks are part of stepping the environment.
+        start = time.perf_counter()
+        result = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+        self.seconds += time.perf_counter() - start
+        return result
+
+
+class EvaluationCallback(BaseCallback):
+    """Evaluates the learner against each CPU level every ``every`` steps; logs and keeps
+    the results (and the time it took, which is not training time)."""
+
+    def __init__(self, args: Args, rules: Rules, history: list[dict]):
+        super().__init__()
+        self.args = args
+        self.rules = rules
+        self.history = history
+        self.next_at = 0
+        self.seconds = 0.0
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_at:
+            self.next_at = self.num_timesteps + self.args.eval_every
+            self.run()
+        return True
+
+    def run(self) -> None:
+        start = time.perf_counter()
+        cpus = self.args.eval_cpus.split(",")
+        results = evaluate(self.model, cpus, self.rules, self.args.eval_deals, self.args.seed)
+        for result in results:
+            self.logger.record(f"eval/win_rate_vs_{result.cpu}", result.win_rate)
+        self.history.append({"timesteps": self.num_timesteps, "results": results_json(results)})
+        self.seconds += time.perf_counter() - start
+
+
+class SelfPlayCallback(BaseCallback):
+    """Saves a frozen snapshot of the learner every ``every`` steps and makes the
+    opponents a mix of the last snapshots and the scripted CPUs."""
+
+    def __init__(self, args: Args, folder: Path):
+        super().__init__()
+        self.args = args
+        self.folder = folder
+        self.snapshots: list[str] = []
+        self.next_at = args.snapshot_every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_at:
+            self.next_at += self.args.snapshot_every
+            path = self.folder / f"snapshot_{self.num_timesteps}.zip"
+            self.model.save(path)
+            self.snapshots = [*self.snapshots, f"model:{path}"][-self.args.snapshot_pool :]
+            members = self.snapshots + self.args.selfplay_cpus.split(",")
+            self.training_env.env_method("set_opponents", "mix:" + ",".join(members))
+        return True
+
+
+def make_env(args: Args, rules: Rules, rank: int):
+    opponents = args.opponents
+    if opponents == "selfplay":
+        opponents = "mix:" + args.selfplay_cpus  # until the first snapshot exists
+
+    def build():
+        torch.set_num_threads(1)  # opponents' models must not fight over the cores
+        env = GoFishEnv(rules=rules, opponents=opponents, seat="random", reward=args.reward)
+        env.reset(seed=args.seed * 1000 + rank)
+        return Monitor(env)
+
+    return build
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse_args(argv)
+    console = Console()
+    rules = Rules.preset(args.rules, players=args.players)
+    name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
+    name += "__" + time.strftime("%Y%m%d-%H%M%S")
+    run = Path(args.out) / name.replace(":", "-").replace(",", "+")
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+
+    # Seeding: the same seed gives the same deals, opponents and initial network.
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1 if args.subproc and args.envs > 1 else os.cpu_count() or 1)
+
+    # Environments: the learner sits at a random seat each episode.
+    builders = [make_env(args, rules, rank) for rank in range(args.envs)]
+    vec_cls = SubprocVecEnv if args.subproc and args.envs > 1 else DummyVecEnv
+    env = EnvTimer(vec_cls(builders))
+    env.seed(args.seed)
+
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        gamma=args.gamma,
+        ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": [int(size) for size in args.net_arch.split(",")]},
+        tensorboard_log=str(run / "tensorboard"),
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+    history: list[dict] = []
+    evaluation = EvaluationCallback(args, rules, history)
+    callbacks = [
+        evaluation,
+        CheckpointCallback(
+            max(args.checkpoint_every // args.envs, 1), str(run / "checkpoints"), "model"
+        ),
+    ]
+    if args.opponents == "selfplay":
+        callbacks.append(SelfPlayCallback(args, run / "snapshots"))
+
+    console.print(f"Training {name}: {args.timesteps:,} steps, {args.envs} envs -> {run}")
+    start = time.perf_counter()
+    model.learn(args.timesteps, callback=CallbackList(callbacks), progress_bar=args.progress)
+    train_seconds = time.perf_counter() - start - evaluation.seconds
+    evaluation.run()  # the curve's last point: the trained model
+    model.save(run / "model.zip")
+
+    # Final report: a larger evaluation, the learning curve and where the time went.
+    final = evaluate(
+        model,
+        args.eval_cpus.split(","),
+        rules,
+        args.final_deals,
+        args.seed + 1,
+        progress=args.progress,
+    )
+    timing = {
+        "train_seconds": train_seconds,
+        "env_seconds": env.seconds,
+        "env_fraction": env.seconds / train_seconds,
+        "eval_seconds": evaluation.seconds,
+        "steps_per_second": args.timesteps / train_seconds,
+    }
+    report = {
+        "args": dataclasses.asdict(args),
+        "rules": rules.describe(),
+        "final": results_json(final),
+        "history": history,
+        "timing": timing,
+    }
+    (run / "evaluation.json").write_text(json.dumps(report, indent=2))
+    plot = plot_learning_curve(history, run / "learning_curve.png", title=name)
+    console.print(results_table(final, f"{name}: {args.final_deals} duplicate deals per level"))
+    console.print(
+        f"Trained {args.timesteps:,} steps in {train_seconds / 60:.1f} min "
+        f"({timing['steps_per_second']:.0f} steps/s; environments and opponents "
+        f"{100 * timing['env_fraction']:.0f}% of training time)."
+    )
+    console.print(f"Model: {run / 'model.zip'}\nLearning curve: {plot}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
