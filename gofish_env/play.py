@@ -371,6 +371,12 @@ def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) 
     return seats
 
 
+def _echoing_input(prompt: str) -> str:
+    line = input(prompt)
+    print(line)
+    return line
+
+
 def _default_cpu() -> str:
     from baselines import CPU_LEVELS
 
@@ -402,6 +408,8 @@ def main(
         "--delay", type=float, default=0.0, help="seconds to pause before each CPU ask"
     )
     args = parser.parse_args(argv)
+    if input_fn is input and not sys.stdin.isatty():
+        input_fn = _echoing_input  # piped input: show each line after its prompt
     try:
         rules = Rules.preset(args.rules, players=args.players)
         players = parse_players(args.players, args.humans, args.seat, args.cpus)
