@@ -344,3 +344,11 @@ def test_the_cli_runs_end_to_end(tmp_path, capsys):
     assert (out / "win_rates.png").stat().st_size > 1000
     with pytest.raises(SystemExit):
         main(["--cpus", "nobody,random", "--out", ""])
+
+
+def test_progress_is_reported_as_games_finish(capsys):
+    seen: list[int] = []
+    run_tournament([LEVEL, LEVEL], players=2, games=6, progress=seen.append)
+    assert seen == [2, 4, 6]
+    run_tournament([LEVEL, LEVEL], players=2, games=4, progress=True)
+    assert "4/4" in capsys.readouterr().err
