@@ -1,0 +1,126 @@
+"""End to end on a tiny budget: train, then evaluate; the files, the table, the model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from gofish_env.gym_env import GoFishEnv
+from training import evaluate as evaluate_module
+from training import train
+
+TINY = [
+    "--timesteps",
+    "512",
+    "--n-steps",
+    "128",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "2",
+    "--net-arch",
+    "32,32",
+    "--eval-every",
+    "256",
+    "--eval-deals",
+    "2",
+    "--eval-cpus",
+    "random,easy",
+    "--final-deals",
+    "2",
+    "--checkpoint-every",
+    "256",
+    "--no-progress",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    report = train.main([*TINY, "--out", str(out), "--name", "tiny", "--seed", "3"])
+    (run,) = out.iterdir()
+    return run, report
+
+
+@pytest.mark.slow
+def test_training_writes_model_evaluation_curve_and_checkpoints(tiny_run):
+    run, _report = tiny_run
+    assert (run / "model.zip").is_file()
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    assert list((run / "checkpoints").glob("model_*.zip"))
+    assert list((run / "tensorboard").rglob("events.out.tfevents.*"))
+    saved = json.loads((run / "evaluation.json").read_text())
+    assert [level["cpu"] for level in saved["final"]] == ["random", "easy"]
+    assert all(level["games"] == 2 * 4 for level in saved["final"])
+    # Evaluations at the start, every 256 steps, and after training.
+    assert next(entry["timesteps"] for entry in saved["history"]) <= 2
+    assert len(saved["history"]) >= 3
+    assert 0 < saved["timing"]["env_fraction"] < 1
+
+
+@pytest.mark.slow
+def test_trained_model_loads_and_only_makes_legal_asks(tiny_run):
+    run, _ = tiny_run
+    model = MaskablePPO.load(run / "model.zip", device="cpu")
+    env = GoFishEnv(players=4, opponents="random", seat="random", illegal_action="raise")
+    for episode in range(3):
+        observation, _ = env.reset(seed=episode)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            action, _ = model.predict(observation, action_masks=mask)
+            assert mask[int(action)]
+            observation, _, terminated, truncated, _ = env.step(int(action))
+            done = terminated or truncated
+
+
+@pytest.mark.slow
+def test_evaluate_command_prints_the_table(tiny_run, capsys, tmp_path):
+    run, _ = tiny_run
+    output = tmp_path / "eval.json"
+    results = evaluate_module.main(
+        [str(run / "model.zip"), "--cpus", "random", "--deals", "2", "--json", str(output)]
+    )
+    printed = capsys.readouterr().out
+    assert "random" in printed and "win rate" in printed
+    assert results[0].games == 8
+    assert json.loads(output.read_text())[0]["cpu"] == "random"
+
+
+@pytest.mark.slow
+def test_same_seed_gives_the_same_first_evaluation(tmp_path):
+    reports = [
+        train.main([*TINY, "--timesteps", "128", "--out", str(tmp_path / str(k)), "--seed", "5"])
+        for k in range(2)
+    ]
+    first = [report["history"][0]["results"] for report in reports]
+    assert first[0] == first[1]
+
+
+def test_evaluation_counts_shared_wins_and_rotates_the_agent_through_every_seat():
+    # A "random" agent against random CPUs: every seat is played once per deal, so the
+    # win shares of one deal's four games add up to at most 1 per game.
+    (result,) = evaluate_module.evaluate("random", ["random"], deals=5, seed=1)
+    assert result.games == 20
+    assert 0.0 <= result.win_rate <= 1.0
+    low, high = result.win_rate_ci
+    assert low <= result.win_rate <= high
+
+
+def test_level_result_beats_only_when_the_interval_clears_the_fair_share():
+    beats = evaluate_module.LevelResult("easy", 40, 0.6, (0.3, 0.9), 2.0, 0.25)
+    unsure = evaluate_module.LevelResult("easy", 40, 0.4, (0.2, 0.6), 2.0, 0.25)
+    assert beats.beats and not unsure.beats
+
+
+def test_model_can_be_a_gym_opponent(tmp_path):
+    env = GoFishEnv(players=3, opponents="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu")
+    path = tmp_path / "opponent.zip"
+    model.save(path)
+    opponent_env = GoFishEnv(players=3, opponents=f"model:{path}")
+    _observation, info = opponent_env.reset(seed=0)
+    assert np.any(info["action_mask"])
