@@ -224,8 +224,15 @@ class Game:
         if catches is not None:
             # A position in play: nothing is laid or drawn before the first ask.
             for seat in range(players):
-                if self._sizes[seat] == 0 and not self._pool:
-                    self._out[seat] = True
+                if self._sizes[seat] == 0:
+                    if self._ends_on_empty_hand:
+                        self._end(f"seat {seat}'s hand is empty")
+                        return
+                    if not self._pool:
+                        self._out[seat] = True
+                        if self._ends_on_out:
+                            self._end(f"seat {seat} is out of cards")
+                            return
             self._start_turn(first)
             return
         # Opening catches one seat at a time from the dealer (the seat right of the first
@@ -462,7 +469,7 @@ class Game:
             if asks_again and self._can_ask(asker):
                 self._current = asker
             else:
-                if asks_again:
+                if asks_again and not self._out[asker]:
                     events.append(Pass(asker))
                 self._start_turn(next_seat)
         return events[start:]

@@ -86,6 +86,8 @@ class GoFishEnv(gym.Env):
         self.action_space = spaces.Discrete(self.aec.codec.size)
         self.seat = 0 if seat == "random" else seat
         self._illegal_end = False
+        self._view_version: tuple | None = None
+        self._deals = 0
         self._reward = 0.0
         self._components: dict[str, float] = {}
 
@@ -125,6 +127,7 @@ class GoFishEnv(gym.Env):
             if self.seat_choice == "random":
                 self.seat = int(self.np_random.integers(self.rules.players))
             self.aec.reset(seed=int(self.np_random.integers(2**63)), options=options)
+            self._deals += 1
             seats = [(self.seat + k) % self.rules.players for k in range(1, self.rules.players)]
             self._seat_opponents = dict(zip(seats, self.opponents, strict=True))
             for opponent in self.opponents:
@@ -192,12 +195,21 @@ class GoFishEnv(gym.Env):
         agent = self._agent
         return self._illegal_end or self.aec.terminations[agent] or self.aec.truncations[agent]
 
+    def _learner_view(self) -> dict:
+        """The learner's observation and mask, encoded once per state (a step and the
+        ``action_masks()`` call that follows it would otherwise encode it thrice)."""
+        version = (self._deals, self.aec.game.num_events, self._illegal_end)
+        if self._view_version != version:
+            self._view = self.aec.observe(self._agent)
+            self._view_version = version
+        return self._view
+
     def _observation(self) -> np.ndarray:
-        return self.aec.observe(self._agent)["observation"]
+        return self._learner_view()["observation"].copy()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (all False when it is not to move)."""
-        return self.aec.observe(self._agent)["action_mask"].astype(bool)
+        return self._learner_view()["action_mask"].astype(bool)
 
     def _info(self) -> dict:
         # Fresh containers on every call: callers may keep what they are given.

@@ -159,10 +159,12 @@ class Rules:
                 "ask_for: exact-card asks need every card to be unique, so decks must be 1; "
                 f"got decks={self.decks}"
             )
-        if self.deal == "whole_deck" and self.game_end == "hand_or_pool_empty":
+        leaves_no_pool = self.hand_size * self.players >= self.deck_size
+        if self.game_end == "hand_or_pool_empty" and leaves_no_pool:
             raise ValueError(
-                "game_end: 'hand_or_pool_empty' needs a pool, but deal='whole_deck' leaves none; "
-                f"allowed with whole_deck: {', '.join(GAME_END_CHOICES[:2])}"
+                f"game_end: 'hand_or_pool_empty' needs a pool, but deal={self.deal!r} with "
+                f"{self.players} players leaves none; allowed without a pool: "
+                f"{', '.join(repr(choice) for choice in GAME_END_CHOICES[:2])}"
             )
 
     @property
