@@ -919,3 +919,32 @@ def test_events_compare_hash_and_pickle_by_fields():
     assert pickle.loads(pickle.dumps(Ask(0, 2, 5, 22))) == Ask(0, 2, 5, 22)
     assert Ask(0, 2, 5).fields() == {"asker": 0, "target": 2, "rank": 5, "card": None}
     assert repr(Out(2)) == "Out(seat=2)"
+
+
+def test_an_asker_who_goes_out_by_laying_its_last_cards_does_not_also_pass():
+    # Pool empty; seat 0 completes its 7s from seat 1 and has no cards left: it is out,
+    # and the turn moves on with no Pass from a seat that is out.
+    game = position(["7H 7C 7D", "7S 9H", "9C 9D 9S"], rest=2, rules=Rules(players=3))
+    events = game.ask(1, "7")
+    assert events[:4] == [Ask(0, 1, SEVEN), Hit(0, 1, SEVEN, 1), Catch(0, SEVEN), Out(0)]
+    assert Pass(0) not in events
+    assert game.current_player == 1
+
+
+def test_position_in_play_with_an_empty_hand_under_quick_rules_is_already_over():
+    rules = Rules.preset("quick", players=3)
+    game = position(["7H", "", "7C 7D"], pool_top=["7S"], rest=2, rules=rules)
+    assert game.is_over
+    assert game.events[-1].reason == "seat 1's hand is empty"
+
+
+def test_position_in_play_with_a_seat_out_under_first_out_is_already_over():
+    rules = Rules(players=3, game_end="first_out")
+    game = position(["7H", "", "7C 7D 7S"], rest=2, rules=rules)
+    assert game.is_over and game.is_out(1)
+    assert game.events[-1].reason == "seat 1 is out of cards"
+
+
+def test_hand_or_pool_empty_needs_a_pool_for_any_deal():
+    with pytest.raises(ValueError, match="game_end: 'hand_or_pool_empty' needs a pool"):
+        Rules(players=4, deal=13, game_end="hand_or_pool_empty")
