@@ -26,12 +26,13 @@ from rich.console import Console
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
 from training.plots import plot_learning_curve
+from training.vec_env import TimedMaskedVecEnv
 
 
 @dataclass
@@ -99,36 +100,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
                 help=arg.metadata["help"],
             )
     return Args(**vars(parser.parse_args(argv)))
-
-
-class EnvTimer(VecEnvWrapper):
-    """Measures the wall time spent waiting for the environments (and their opponents)."""
-
-    def __init__(self, venv):
-        super().__init__(venv)
-        self.seconds = 0.0
-
-    def reset(self):
-        start = time.perf_counter()
-        observation = self.venv.reset()
-        self.seconds += time.perf_counter() - start
-        return observation
-
-    def step_async(self, actions):
-        self._start = time.perf_counter()
-        self.venv.step_async(actions)
-
-    def step_wait(self):
-        result = self.venv.step_wait()
-        self.seconds += time.perf_counter() - self._start
-        return result
-
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-        # The action masks are part of stepping the environment.
-        start = time.perf_counter()
-        result = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
-        self.seconds += time.perf_counter() - start
-        return result
 
 
 class EvaluationCallback(BaseCallback):
@@ -214,7 +185,7 @@ def main(argv: list[str] | None = None) -> dict:
     # Environments: the learner sits at a random seat each episode.
     builders = [make_env(args, rules, rank) for rank in range(args.envs)]
     vec_cls = SubprocVecEnv if args.subproc and args.envs > 1 else DummyVecEnv
-    env = EnvTimer(vec_cls(builders))
+    env = TimedMaskedVecEnv(vec_cls(builders))
     env.seed(args.seed)
 
     model = MaskablePPO(
