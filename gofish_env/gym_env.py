@@ -69,7 +69,12 @@ class GoFishEnv(gym.Env):
         )
         self.rules = self.aec.rules
         players = self.rules.players
-        if seat != "random" and (isinstance(seat, bool) or seat not in range(players)):
+        # By type as well as value: 1.0 == 1, but a float seat cannot index the agents.
+        if seat != "random" and (
+            isinstance(seat, bool)
+            or not isinstance(seat, int | np.integer)
+            or seat not in range(players)
+        ):
             raise ValueError(
                 f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}"
             )
