@@ -170,6 +170,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self._earned_last = True  # the first _apply_events builds rewards and infos
         # An AEC episode starts at zero reward (PettingZoo's api_test checks it), so what
         # the deal earns (catches laid in opening hands) is paid with the first step.
         self._unpaid = [] if game.is_over else game.events
@@ -195,22 +196,28 @@ class raw_env(AECEnv):
     def _apply_events(self, events) -> None:
         """Pay this step's rewards and refresh infos and the end of the episode."""
         game = self.game
-        rewards, parts = self._reward_calc.rewards(events)
-        self.rewards = {agent: rewards[seat] for seat, agent in enumerate(self.possible_agents)}
-        self._accumulate_rewards()
         encoder = self._encoder
         public = self._tracker.sync()
         encoder.update(game.events_since(encoder.num_events))
         over = game.is_over
-        catches, points = public.catches, public.points
-        self.infos = {
-            agent: {
-                "catches": len(catches[seat]),
-                "tiebreak_points": points[seat],
-                "reward_components": parts[seat],
+        earned = over or self._reward_calc.earns(events)
+        # After a step that earned nothing, a step that earns nothing leaves the rewards
+        # (all zero) and the infos (same catches, zero components) as they are.
+        if earned or self._earned_last:
+            rewards, parts = self._reward_calc.rewards(events)
+            agents = self.possible_agents
+            self.rewards = {agent: rewards[seat] for seat, agent in enumerate(agents)}
+            self._accumulate_rewards()
+            catches, points = public.catches, public.points
+            self.infos = {
+                agent: {
+                    "catches": len(catches[seat]),
+                    "tiebreak_points": points[seat],
+                    "reward_components": parts[seat],
+                }
+                for seat, agent in enumerate(agents)
             }
-            for seat, agent in enumerate(self.possible_agents)
-        }
+        self._earned_last = earned
         if over:
             for info in self.infos.values():
                 info["winners"] = list(game.winners)

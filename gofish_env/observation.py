@@ -226,8 +226,8 @@ class ObservationEncoder:
         sections = layout.sections
         self.own_slice = slice(sections["own_hand"].start, sections["own_hand"].stop)
         self.to_move_start = sections["to_move"].start
-        self.least_slice = slice(sections["least_held"].start, sections["least_held"].stop)
-        self.most_slice = slice(sections["most_held"].start, sections["most_held"].stop)
+        assert sections["least_held"].stop == sections["most_held"].start
+        self.bounds_slice = slice(sections["least_held"].start, sections["most_held"].stop)
         self.none_slice = slice(sections["known_none"].start, sections["known_none"].stop)
         self.num_events = 0
 
@@ -327,8 +327,8 @@ class ObservationEncoder:
         if current_player is not None:
             obs[self.to_move_start + (current_player - seat) % self.players] = 1.0
         low, high = self.public.opponent_bounds(seat, own)
-        obs[self.least_slice] = (low / self.max_held).ravel()
-        obs[self.most_slice] = (high / self.max_held).ravel()
+        # least_held and most_held are adjacent sections: one division fills both.
+        obs[self.bounds_slice] = np.concatenate((low, high), axis=None) / self.max_held
         obs[self.none_slice] = (high == 0).ravel()
         return obs
 

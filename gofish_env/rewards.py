@@ -101,10 +101,15 @@ class RewardCalculator:
                     parts[seat]["win"] += 1.0 / len(event.winners)
         return parts
 
+    @staticmethod
+    def earns(events: Sequence[Event]) -> bool:
+        """Whether these events earn anything (a catch, or the end of the game)."""
+        return any(type(event) in _EARNING for event in events)
+
     def rewards(self, events: Sequence[Event]) -> tuple[list[float], list[dict[str, float]]]:
         """(reward per seat, components per seat) for these events."""
         # Most asks lay no catch and end nothing: nothing earned, nothing to add up.
-        if not any(type(event) in _EARNING for event in events):
+        if not self.earns(events):
             return [0.0] * self.players, [dict.fromkeys(COMPONENTS, 0.0) for _ in self._seats]
         parts = self.components(events)
         weights = self.weights
