@@ -8,10 +8,14 @@ Positions come from ``helpers.position`` (see tests/test_aec_env.py). Rank indic
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import pickle
 import random
+import re
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -498,3 +502,34 @@ def test_maskable_ppo_trains_in_subproc_vec_env():
         assert obs.shape == (2, *vec.observation_space.shape)
     finally:
         vec.close()
+
+
+# ----------------------------------------------------------------------------- docs
+
+ENVIRONMENTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "environments.md"
+# A ```python block, optionally followed (after blank lines only) by a ```text block.
+BLOCK = re.compile(r"```python\n(?P<code>.*?)```\n(?:\s*```text\n(?P<output>.*?)```)?", re.S)
+
+
+def doc_examples() -> list:
+    text = ENVIRONMENTS_DOC.read_text(encoding="utf-8")
+    return [
+        pytest.param(
+            match["code"], match["output"], id=f"line{text.count(chr(10), 0, match.start()) + 1}"
+        )
+        for match in BLOCK.finditer(text)
+    ]
+
+
+def test_the_environments_page_has_examples():
+    assert len(doc_examples()) >= 7
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("code", "output"), doc_examples())
+def test_environments_doc_example_runs_and_prints_what_the_page_shows(code, output):
+    _sb3()  # one torch thread: the training example stays quick on a busy machine
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, str(ENVIRONMENTS_DOC), "exec"), {"__name__": "docs_example"})
+    assert printed.getvalue() == (output or "")
