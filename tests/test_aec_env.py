@@ -33,6 +33,16 @@ FIVE, SEVEN, NINE, KING = rank("5"), rank("7"), rank("9"), rank("K")
 TABLE_POINTS = 104  # 2 + 3 + ... + 14: every catch of one deck
 
 
+def pettingzoo_wrapped(**kwargs):
+    """``env()`` with PettingZoo's own wrapper chain instead of the one-layer classic one."""
+    return gofish_env.env(wrappers="pettingzoo", **kwargs)
+
+
+FACTORIES = [gofish_env.env, pettingzoo_wrapped, gofish_env.raw_env]
+FACTORY_IDS = ["env", "env_pettingzoo_wrappers", "raw_env"]
+WRAPPERS = ["classic", "pettingzoo"]
+
+
 def preset(name: str, players: int = 4) -> Rules:
     """A preset by name; ``pairs_jokers`` is the pairs game with its two jokers."""
     if name == "pairs_jokers":
@@ -110,13 +120,13 @@ API_CASES = [
 # convention (a Dict of observation and action_mask), which classic envs use too.
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 @pytest.mark.parametrize(("name", "players"), API_CASES)
 def test_pettingzoo_api_test_passes(factory, name, players):
     api_test(factory(rules=preset(name, players)), num_cycles=1000)
 
 
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 @pytest.mark.parametrize(("name", "players"), API_CASES)
 def test_pettingzoo_seed_test_passes(factory, name, players):
     seed_test(lambda: factory(rules=preset(name, players)), num_cycles=300)
@@ -188,15 +198,17 @@ def test_players_defaults_to_four_or_to_the_rules():
         ({"reward": "points"}, "reward"),
     ],
 )
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 def test_bad_arguments_raise_value_error_naming_the_field(factory, kwargs, field):
     with pytest.raises(ValueError, match=field):
         factory(**kwargs)
 
 
-def test_bad_illegal_action_choice_raises():
+def test_bad_illegal_action_and_wrappers_choices_raise():
     with pytest.raises(ValueError, match="illegal_action"):
         gofish_env.env(illegal_action="ignore")
+    with pytest.raises(ValueError, match="wrappers"):
+        gofish_env.env(wrappers="none")
 
 
 # ----------------------------------------------------------------------------- action mapping
@@ -354,9 +366,10 @@ def test_raw_env_refuses_asking_a_seat_with_no_cards():
     assert env_state(env) == before
 
 
+@pytest.mark.parametrize("wrappers", WRAPPERS)
 @pytest.mark.parametrize("illegal_reward", [-1.0, -5.0])
-def test_wrapped_env_ends_the_game_on_an_illegal_action_with_the_penalty(illegal_reward):
-    env = gofish_env.env(players=3, illegal_reward=illegal_reward)
+def test_wrapped_env_ends_the_game_on_an_illegal_action_with_the_penalty(illegal_reward, wrappers):
+    env = gofish_env.env(players=3, illegal_reward=illegal_reward, wrappers=wrappers)
     env.reset(seed=2)
     rng = random.Random(2)
     for _ in range(5):
@@ -380,8 +393,9 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action_with_the_penalty(illegal
     assert set(finals) == set(env.unwrapped.possible_agents)
 
 
-def test_wrapped_env_with_illegal_action_raise_raises_and_changes_nothing():
-    env = gofish_env.env(players=4, illegal_action="raise")
+@pytest.mark.parametrize("wrappers", WRAPPERS)
+def test_wrapped_env_with_illegal_action_raise_raises_and_changes_nothing(wrappers):
+    env = gofish_env.env(players=4, illegal_action="raise", wrappers=wrappers)
     env.reset(seed=9)
     before = env_state(env)
     bad = int(np.flatnonzero(mask_of(env) == 0)[0])
@@ -390,8 +404,9 @@ def test_wrapped_env_with_illegal_action_raise_raises_and_changes_nothing():
     assert env_state(env) == before
 
 
-def test_wrapped_env_refuses_out_of_range_actions():
-    env = gofish_env.env(players=4)
+@pytest.mark.parametrize("wrappers", WRAPPERS)
+def test_wrapped_env_refuses_out_of_range_actions(wrappers):
+    env = gofish_env.env(players=4, wrappers=wrappers)
     env.reset(seed=1)
     with pytest.raises((AssertionError, ValueError)):
         env.step(3 * 13)
@@ -400,7 +415,7 @@ def test_wrapped_env_refuses_out_of_range_actions():
 # ----------------------------------------------------------------------------- copies
 
 
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 @pytest.mark.parametrize("name", ["table", "bicycle", "authors", "two_decks", "pairs_jokers"])
 def test_pickle_and_deepcopy_mid_game_continue_identically(factory, name):
     env = factory(rules=preset(name, 3), reward="catches+tiebreak", render_mode="ansi")
@@ -434,7 +449,7 @@ def last_of(env) -> tuple:
 # ----------------------------------------------------------------------------- truncation
 
 
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 def test_truncation_after_max_asks_is_truncation_not_termination(factory):
     env = factory(players=4, max_asks=5)
     env.reset(seed=4)
@@ -583,7 +598,7 @@ def test_catch_by_the_targets_empty_hand_draw_pays_the_target_on_the_askers_turn
     assert env._cumulative_rewards["player_1"] == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("factory", [gofish_env.env, gofish_env.raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("factory", FACTORIES, ids=FACTORY_IDS)
 def test_catch_at_the_deal_is_paid_with_the_first_step(factory):
     # An opening deal: seat 2 is dealt four 5s and lays them before the first ask.
     rules = Rules(players=3)
