@@ -110,6 +110,12 @@ def test_evaluation_counts_shared_wins_and_rotates_the_agent_through_every_seat(
     assert low <= result.win_rate <= high
 
 
+def test_evaluation_results_are_plain_json():
+    (result,) = evaluate_module.evaluate("random", ["random"], deals=3, seed=2)
+    assert result.win_rate_ci is not None
+    assert json.loads(json.dumps(evaluate_module.results_json([result])))[0]["cpu"] == "random"
+
+
 def test_level_result_beats_only_when_the_interval_clears_the_fair_share():
     beats = evaluate_module.LevelResult("easy", 40, 0.6, (0.3, 0.9), 2.0, 0.25)
     unsure = evaluate_module.LevelResult("easy", 40, 0.4, (0.2, 0.6), 2.0, 0.25)

@@ -46,7 +46,7 @@ class LevelResult:
     @property
     def beats(self) -> bool:
         """The whole 95% interval lies above the fair share."""
-        return self.win_rate_ci is not None and self.win_rate_ci[0] > self.fair_share
+        return self.win_rate_ci is not None and bool(self.win_rate_ci[0] > self.fair_share)
 
 
 def agent_opponent(agent: Any) -> Opponent:
@@ -92,6 +92,8 @@ def play_level(
                 on_game()
     counts = np.full(deals, players)
     win_rate, win_ci = ratio_interval(wins, counts, 0.0, 1.0)
+    if win_ci is not None:
+        win_ci = (float(win_ci[0]), float(win_ci[1]))
     return LevelResult(
         cpu=cpu,
         games=deals * players,
