@@ -110,7 +110,10 @@ class raw_env(AECEnv):
         self.rules = _resolve_rules(players, rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human'")
-        if render_view not in RENDER_VIEWS and render_view not in range(self.rules.players):
+        is_seat = isinstance(render_view, int) and not isinstance(render_view, bool)
+        if render_view not in RENDER_VIEWS and not (
+            is_seat and render_view in range(self.rules.players)
+        ):
             raise ValueError(
                 f"render_view: got {render_view!r}; allowed: 'current', 'table', or a seat "
                 f"from 0 to {self.rules.players - 1}"

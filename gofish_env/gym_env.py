@@ -213,7 +213,10 @@ class GoFishEnv(gym.Env):
         return self._learner_view()["observation"].copy()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as booleans (all False when it is not to move)."""
+        """The learner's legal actions as booleans (all False when it is not to move, and
+        after an illegal action ended the episode)."""
+        if self._illegal_end:
+            return np.zeros(self.action_space.n, dtype=bool)
         return self._learner_view()["action_mask"].astype(bool)
 
     def _info(self) -> dict:

@@ -924,3 +924,9 @@ def test_docs_observation_md_is_the_generated_layout():
         cwd=ROOT,
     ).stdout
     assert printed == doc
+
+
+@pytest.mark.parametrize("bad", [1.0, True, -1, 4, "seat"])
+def test_render_view_must_be_a_seat_current_or_table(bad):
+    with pytest.raises(ValueError, match="render_view"):
+        gofish_env.raw_env(players=4, render_view=bad)

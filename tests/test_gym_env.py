@@ -533,3 +533,12 @@ def test_environments_doc_example_runs_and_prints_what_the_page_shows(code, outp
     with contextlib.redirect_stdout(printed):
         exec(compile(code, str(ENVIRONMENTS_DOC), "exec"), {"__name__": "docs_example"})
     assert printed.getvalue() == (output or "")
+
+
+def test_mask_is_empty_after_an_illegal_action_ends_the_episode():
+    env = GoFishEnv(players=3, opponents="random")
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+    assert not env.action_masks().any()
