@@ -142,6 +142,7 @@ class raw_env(AECEnv):
         }
         self._seed_rng = np.random.default_rng()
         self.game: Any = None
+        self._encoder: ObservationEncoder | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -168,7 +169,10 @@ class raw_env(AECEnv):
             game = new_game(self.rules, int(self._seed_rng.integers(2**63)))
         self.game = game
         self._tracker = KnowledgeTracker(game)
-        self._encoder = ObservationEncoder(self.layout, self._tracker.public)
+        if self._encoder is None:
+            self._encoder = ObservationEncoder(self.layout, self._tracker.public)
+        else:
+            self._encoder.attach(self._tracker.public)
         self.agents = self.possible_agents[:]
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)

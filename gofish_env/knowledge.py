@@ -65,8 +65,9 @@ class PublicKnowledge:
         self.hand_sizes = [0] * players
         self.pool_size = 0
         self.num_events = 0
+        # Index arrays (numpy indexes with an array faster than with a list).
         self._opponents = [
-            [(seat + k) % players for k in range(1, players)] for seat in range(players)
+            np.array([(seat + k) % players for k in range(1, players)]) for seat in range(players)
         ]
         self._new_game()
 
@@ -171,19 +172,20 @@ class PublicKnowledge:
     def opponent_bounds(self, seat: int, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``bounds`` for the opponents only, in order from the viewer's left."""
         opponents = self._opponents[seat]
-        sizes = np.array(self.hand_sizes, np.int64)[opponents][:, None]
-        unseen = self.copies - self.laid - own
+        sizes = np.array(self.hand_sizes)[opponents, None]
+        unseen = (self.copies - self.laid) - own
         high = np.minimum(self.most[opponents], sizes)
         # No hand holds a complete set: it would have been laid.
         np.minimum(high, np.minimum(unseen, self.hand_cap), out=high)
         low = np.minimum(self.least[opponents], high)
         # What the other opponents are proved to hold is not in this one's hand.
-        np.minimum(high, (unseen - low.sum(axis=0)) + low, out=high)
+        # (np.add.reduce: ndarray.sum's Python wrapper costs as much as the sum here.)
+        np.minimum(high, (unseen - np.add.reduce(low, 0)) + low, out=high)
         # A hand of n cards holds at least n minus what its other ranks can hold.
-        np.maximum(low, (sizes - high.sum(axis=1, keepdims=True)) + high, out=low)
+        np.maximum(low, (sizes - np.add.reduce(high, 1)[:, None]) + high, out=low)
         if not self.pool_size:
             # Every unseen card is in some opponent's hand.
-            np.maximum(low, (unseen - high.sum(axis=0)) + high, out=low)
+            np.maximum(low, (unseen - np.add.reduce(high, 0)) + high, out=low)
         return low, high
 
 

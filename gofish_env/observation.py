@@ -257,6 +257,13 @@ class ObservationEncoder:
         assert gather.size == self.layout.size
         return gather
 
+    def attach(self, public: PublicKnowledge) -> None:
+        """Start over for a new game whose knowledge is ``public`` (the index tables are
+        kept: they depend only on the layout)."""
+        self.public = public
+        self.buffer[:] = 0.0
+        self.num_events = 0
+
     def __getstate__(self) -> dict:
         # ``history_rows`` is a view into ``buffer``; a copy (pickle, deepcopy) would carry a
         # detached array and stop updating the history. Rebuilt over the copied buffer.
