@@ -108,6 +108,7 @@ class GoFishEnv(gym.Env):
             specs = list(opponents)
         else:
             specs = [opponents] * count
+        self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in specs]
         built: dict[int, Opponent] = {}
         self.opponents = []
         for spec in specs:

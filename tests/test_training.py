@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -152,3 +153,27 @@ def test_vec_env_serves_the_same_masks_as_the_envs():
         episodes_ended += int(dones.sum())
     assert episodes_ended > 0  # masks after an automatic reset were checked too
     assert venv.seconds > 0
+
+
+@pytest.mark.slow
+def test_selfplay_snapshots_join_the_opponent_mix(tmp_path):
+    report = train.main(
+        [
+            *TINY,
+            "--opponents",
+            "selfplay",
+            "--snapshot-every",
+            "128",
+            "--snapshot-pool",
+            "2",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    snapshots = report["snapshots"]
+    assert len(snapshots) == 2  # the pool keeps the newest two
+    assert all(Path(spec.removeprefix("model:")).is_file() for spec in snapshots)
+    for seat_specs in report["opponents_at_end"]:
+        mix = seat_specs[0]
+        assert mix.startswith("mix:") and all(spec in mix for spec in snapshots)
+        assert "random" in mix and "easy" in mix

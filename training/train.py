@@ -212,8 +212,9 @@ def main(argv: list[str] | None = None) -> dict:
             max(args.checkpoint_every // args.envs, 1), str(run / "checkpoints"), "model"
         ),
     ]
-    if args.opponents == "selfplay":
-        callbacks.append(SelfPlayCallback(args, run / "snapshots"))
+    selfplay = SelfPlayCallback(args, run / "snapshots") if args.opponents == "selfplay" else None
+    if selfplay is not None:
+        callbacks.append(selfplay)
 
     console.print(f"Training {name}: {args.timesteps:,} steps, {args.envs} envs -> {run}")
     start = time.perf_counter()
@@ -244,6 +245,8 @@ def main(argv: list[str] | None = None) -> dict:
         "final": results_json(final),
         "history": history,
         "timing": timing,
+        "snapshots": selfplay.snapshots if selfplay is not None else [],
+        "opponents_at_end": env.get_attr("opponent_specs"),
     }
     (run / "evaluation.json").write_text(json.dumps(report, indent=2))
     plot = plot_learning_curve(history, run / "learning_curve.png", title=name)
