@@ -138,6 +138,7 @@ class SelfPlayCallback(BaseCallback):
         super().__init__()
         self.args = args
         self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
         self.snapshots: list[str] = []
         self.next_at = args.snapshot_every
 
