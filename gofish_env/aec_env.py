@@ -12,8 +12,8 @@ from pettingzoo.utils import wrappers as pz_wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from gofish_env.actions import ActionCodec
-from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.match import new_game
 from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import RewardCalculator, RewardScheme
@@ -77,15 +77,6 @@ def _resolve_rules(players: int | None, rules: Rules | None) -> Rules:
             f"players: got {players} but rules.players is {rules.players}; give one, or both equal"
         )
     return rules
-
-
-def new_game(rules: Rules, seed: int | None):
-    """A Game, or a Match when the rules play games to a target score."""
-    if rules.match_target:
-        from gofish_env.match import Match
-
-        return Match(rules, seed=seed)
-    return Game(rules, seed=seed)
 
 
 class raw_env(AECEnv):
@@ -211,7 +202,7 @@ class raw_env(AECEnv):
         # After a step that earned nothing, a step that earns nothing leaves the rewards
         # (all zero) and the infos (same catches, zero components) as they are.
         if earned or self._earned_last:
-            rewards, parts = self._reward_calc.rewards(events)
+            rewards, parts = self._reward_calc.rewards(events, game.winners if over else None)
             agents = self.possible_agents
             self.rewards = {agent: rewards[seat] for seat, agent in enumerate(agents)}
             self._accumulate_rewards()

@@ -6,7 +6,8 @@ Components (per seat, per step):
 - ``tiebreak``: the catch's points / (all points in the deck + 1), so that over a game
   ``catch + tiebreak`` ranks seats exactly as the table's winner rule does (catches first,
   then points: the tiebreak part of a return never reaches 1);
-- ``win``: at the end only: 1/k to each of k winners (1 for a sole win), 0 to the others.
+- ``win``: at the end only: 1/k to each of k winners (1 for a sole win), 0 to the others;
+  in match play (``Rules.match_target``) the end is the match's, not each game's.
 
 ``zero_sum=True`` pays each seat its own reward minus the mean of the other seats'
 rewards, so every step's rewards sum to zero.
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gofish_env.cards import RANK_POINTS
-from gofish_env.events import Catch, Event, GameOver
+from gofish_env.events import Catch, Event
 from gofish_env.rules import Rules
 
 COMPONENTS = ("catch", "catch_points", "tiebreak", "win")
@@ -85,8 +86,11 @@ class RewardCalculator:
         self.weights = [scheme.weights.get(name, 0.0) for name in COMPONENTS]
         self._seats = range(self.players)
 
-    def components(self, events: Sequence[Event]) -> list[dict[str, float]]:
-        """Each seat's unweighted components earned in these events."""
+    def components(
+        self, events: Sequence[Event], winners: Sequence[int] | None = None
+    ) -> list[dict[str, float]]:
+        """Each seat's unweighted components earned in these events; ``winners`` when the
+        episode ends with them (in match play that is the match's result, not a game's)."""
         parts = [dict.fromkeys(COMPONENTS, 0.0) for _ in range(self.players)]
         for event in events:
             kind = type(event)
@@ -96,22 +100,24 @@ class RewardCalculator:
                 seat_parts["catch"] += 1.0
                 seat_parts["catch_points"] += points / 14.0
                 seat_parts["tiebreak"] += points * self.tiebreak_scale
-            elif kind is GameOver:
-                for seat in event.winners:
-                    parts[seat]["win"] += 1.0 / len(event.winners)
+        for seat in winners or ():
+            parts[seat]["win"] += 1.0 / len(winners)
         return parts
 
     @staticmethod
     def earns(events: Sequence[Event]) -> bool:
-        """Whether these events earn anything (a catch, or the end of the game)."""
-        return any(type(event) in _EARNING for event in events)
+        """Whether these events lay a catch (the end of an episode is told apart)."""
+        return any(type(event) is Catch for event in events)
 
-    def rewards(self, events: Sequence[Event]) -> tuple[list[float], list[dict[str, float]]]:
-        """(reward per seat, components per seat) for these events."""
+    def rewards(
+        self, events: Sequence[Event], winners: Sequence[int] | None = None
+    ) -> tuple[list[float], list[dict[str, float]]]:
+        """(reward per seat, components per seat) for these events, and for the end of the
+        episode when ``winners`` is given."""
         # Most asks lay no catch and end nothing: nothing earned, nothing to add up.
-        if not self.earns(events):
+        if winners is None and not self.earns(events):
             return [0.0] * self.players, [dict.fromkeys(COMPONENTS, 0.0) for _ in self._seats]
-        parts = self.components(events)
+        parts = self.components(events, winners)
         weights = self.weights
         rewards = [
             sum(w * seat_parts[name] for w, name in zip(weights, COMPONENTS, strict=True))
@@ -122,6 +128,3 @@ class RewardCalculator:
             others = self.players - 1
             rewards = [r - (total - r) / others for r in rewards]
         return rewards, parts
-
-
-_EARNING = (Catch, GameOver)

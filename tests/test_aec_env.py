@@ -930,3 +930,20 @@ def test_docs_observation_md_is_the_generated_layout():
 def test_render_view_must_be_a_seat_current_or_table(bad):
     with pytest.raises(ValueError, match="render_view"):
         gofish_env.raw_env(players=4, render_view=bad)
+
+
+def test_match_play_pays_the_win_once_for_the_match_not_for_each_game():
+    env = gofish_env.raw_env(rules=Rules(players=3, match_target=15), reward="win")
+    env.reset(seed=2)
+    chooser = random.Random(2)
+    paid = dict.fromkeys(env.possible_agents, 0.0)
+    while env.game.current_player is not None:
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(chooser.choice(np.flatnonzero(mask).tolist()))
+        for agent, reward in env.rewards.items():
+            paid[agent] += reward
+    match = env.game
+    assert match.games_played >= 2
+    assert sum(isinstance(event, GameOver) for event in match.events) == match.games_played
+    expected = {f"player_{seat}": 1.0 / len(match.winners) for seat in match.winners}
+    assert paid == {agent: expected.get(agent, 0.0) for agent in env.possible_agents}
