@@ -1,15 +1,41 @@
 """The CPU ladder. Every CPU sees only a ``PlayerView``: its own hand and the public history.
 
 A CPU is seeded and deterministic for a given seed and view sequence. ``choose(view)``
-returns one of ``view.legal_asks`` as (target seat, rank or card index).
+returns one of ``view.legal_asks`` as (target seat, rank or card index). ``reset(seed)`` is
+called at each new game and forgets any plan.
+
+Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
+
+- ``random``: a uniformly random legal ask.
+- ``easy``: stays with one request (same seat, same rank) while the pool has cards,
+  whatever the answer; listens only to the requests made to it; varies its requests once
+  the pool is empty.
+- ``normal``: the recent public asks and answers: asks a seat for a rank that seat recently
+  asked for, avoids a seat that just said go fish to (or gave away) that rank.
+- ``hard``: the whole public history (the knowledge bounds) and its own counts: a seat
+  proved to hold a rank first, otherwise the rank it holds most of, never a seat that
+  cannot hold it while another may.
+- ``expert``: sharper bounds (the pool's capacity), the chance each seat holds each rank
+  (the unseen cards spread over the unexplained cards and the pool within the bounds),
+  catches and their tiebreak points first.
+
+Exact-card asks (``rules.ask_for == "card"``): every level decides at rank level and then
+names a card of that rank; ``hard`` and ``expert`` follow single cards through the public
+asks (``CardLedger``) to name one the target is known to hold, or not known not to.
 """
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
-from gofish_env.knowledge import PlayerView
+import numpy as np
+
+from gofish_env.cards import RANK_POINTS
+from gofish_env.knowledge import AskRecord, PlayerView
+
+Ask = tuple[int, int]
 
 
 class CPU(ABC):
@@ -26,11 +52,128 @@ class CPU(ABC):
             self.rng = random.Random(seed)
 
     @abstractmethod
-    def choose(self, view: PlayerView) -> tuple[int, int]:
+    def choose(self, view: PlayerView) -> Ask:
         """One of ``view.legal_asks``."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+# ---------------------------------------------------------------------------- shared helpers
+
+
+def rank_of(view: PlayerView, what: int) -> int:
+    """The rank an ask names (a card index under exact-card asks)."""
+    return what // 4 if view.rules.ask_for == "card" else what
+
+
+def group_asks(view: PlayerView) -> dict[tuple[int, int], list[Ask]]:
+    """Legal asks grouped by (target, rank): one ask each, or the cards that may be named."""
+    groups: dict[tuple[int, int], list[Ask]] = {}
+    card_asks = view.rules.ask_for == "card"
+    for ask in view.legal_asks:
+        target, what = ask
+        key = (target, what // 4 if card_asks else what)
+        groups.setdefault(key, []).append(ask)
+    return groups
+
+
+def card_from_hand(rng: random.Random, counts: Sequence[int], ranks: Sequence[int]) -> int:
+    """A rank among ``ranks`` picked as a card drawn at random from the hand would be
+    (weighted by how many of each the hand holds)."""
+    weights = [counts[rank] for rank in ranks]
+    if sum(weights) <= 0:
+        return rng.choice(list(ranks))
+    return rng.choices(list(ranks), weights=weights)[0]
+
+
+class CardLedger:
+    """Single cards followed through the public asks, for exact-card asks.
+
+    ``holder[c]`` is the seat known to hold card index ``c`` (it took it on a hit, or drew it
+    shown); ``lacks[c]`` the seats known not to hold it (asked for it and missed, or asked
+    for it, which under the default exact-card rule means not holding it). A seat that may
+    have drawn unseen cards (after a go fish) forgets what it was known to lack. Rank-level
+    facts (catches, bounds) stay with ``PlayerView``; this only picks among a rank's cards.
+    """
+
+    def __init__(self) -> None:
+        self._asks: list[AskRecord] | None = None
+        self._done = 0
+        self.holder: dict[int, int] = {}
+        self.lacks: dict[int, set[int]] = {}
+
+    def update(self, view: PlayerView) -> None:
+        asks = view.asks
+        if asks is not self._asks or len(asks) < self._done:
+            self._asks, self._done = asks, 0
+            self.holder, self.lacks = {}, {}
+        rules = view.rules
+        for record in asks[self._done :]:
+            card = record.card
+            if card is None:
+                continue
+            lacks = self.lacks.setdefault(card, set())
+            if not rules.ask_for_held_card:
+                lacks.add(record.asker)
+            if record.hit or record.shown:
+                self.holder[card] = record.asker
+                lacks.discard(record.asker)
+            else:
+                lacks.add(record.target)
+                if self.holder.get(card) == record.target:
+                    del self.holder[card]
+            if record.fished and not record.shown:
+                # It may have drawn any card: forget what it was known to lack.
+                for seats in self.lacks.values():
+                    seats.discard(record.asker)
+        self._done = len(asks)
+
+    def chance(self, target: int, card: int) -> float:
+        """1 if ``target`` is known to hold the card, 0 if known not to (or another seat
+        does), 0.5 otherwise: a score to rank the cards of one rank by."""
+        holder = self.holder.get(card)
+        if holder is not None:
+            return 1.0 if holder == target else 0.0
+        return 0.0 if target in self.lacks.get(card, ()) else 0.5
+
+    def best_card(self, rng: random.Random, target: int, asks: list[Ask]) -> Ask:
+        """Among the legal asks of one (target, rank), the card most likely at the target."""
+        scores = [self.chance(target, card) for _, card in asks]
+        top = max(scores)
+        return rng.choice([ask for ask, score in zip(asks, scores, strict=True) if score == top])
+
+
+def sharpen_bounds(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+    """``view.least`` / ``view.most`` tightened by the pool's capacity.
+
+    The knowledge bounds place every unseen card in a hand only once the pool is empty; but a
+    pool of n cards can never hold more than n of them. So a seat holds at least
+    ``unseen - pool - (what every other seat can hold)`` of a rank: with 3 sevens unseen and
+    1 card in the pool, in a two-player game the opponent holds at least 2 sevens. Hand sizes
+    are then applied again (a hand of n cards holds at most n minus what its other ranks
+    are proved to hold).
+    """
+    low = view.least.copy()
+    high = view.most.copy()
+    me = view.seat
+    others = np.arange(view.players) != me
+    unseen = view.unseen
+    sizes = np.asarray(view.hand_sizes)[:, None]
+    pool = view.pool_size
+    for _ in range(2):
+        high_sum = high[others].sum(axis=0)
+        low = np.maximum(low, unseen[None, :] - pool - (high_sum[None, :] - high))
+        low_sum = low[others].sum(axis=0)
+        high = np.minimum(high, unseen[None, :] - (low_sum[None, :] - low))
+        high = np.minimum(high, sizes - (low.sum(axis=1, keepdims=True) - low))
+        low[me] = high[me] = np.asarray(view.own_counts)
+        np.clip(high, 0, None, out=high)
+        low = np.minimum(np.maximum(low, 0), high)
+    return low, high
+
+
+# ---------------------------------------------------------------------------- the levels
 
 
 class RandomCPU(CPU):
@@ -38,11 +181,284 @@ class RandomCPU(CPU):
 
     name = "random"
 
-    def choose(self, view: PlayerView) -> tuple[int, int]:
+    def choose(self, view: PlayerView) -> Ask:
         return self.rng.choice(view.legal_asks)
 
 
-CPU_LEVELS: dict[str, type[CPU]] = {"random": RandomCPU}
+EASY_MEMORY = 8
+
+
+class EasyCPU(CPU):
+    """Stays with one request while the pool has cards.
+
+    It picks a card from its hand and a seat at random and repeats exactly that request, "go
+    fish" or not; it makes a new plan only when the request is no longer legal or has just
+    been answered with cards (a hit, or the asked rank fished). The one thing it listens to
+    is what it is asked: it remembers the last ``EASY_MEMORY`` requests made to it, and when
+    it holds a rank a seat asked it for, it asks that seat for it. Once the pool is empty it
+    varies its requests: it stays with a rank and works through the seats, not repeating a
+    request until its hand changes.
+    """
+
+    name = "easy"
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._forget()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._forget()
+
+    def _forget(self) -> None:
+        self._plan: Ask | None = None
+        self._asks: list[AskRecord] | None = None
+        self._seen = 0
+        self._asked_me: list[tuple[int, int]] = []  # (seat, rank) of requests made to it
+        self._tried: set[Ask] = set()
+        self._hand: tuple[int, ...] = ()
+
+    def _listen(self, view: PlayerView) -> None:
+        asks = view.asks
+        if asks is not self._asks or len(asks) < self._seen:
+            self._forget()
+            self._asks = asks
+        for record in asks[self._seen :]:
+            if record.target == view.seat:
+                self._asked_me.append((record.asker, record.rank))
+                del self._asked_me[:-EASY_MEMORY]
+            elif record.asker == view.seat:
+                heard = (record.target, record.rank)
+                self._asked_me = [item for item in self._asked_me if item != heard]
+        self._seen = len(asks)
+
+    def choose(self, view: PlayerView) -> Ask:
+        self._listen(view)
+        legal = view.legal_asks
+        groups = group_asks(view)
+        if view.pool_size:
+            heard = [ask for key in self._asked_me if key in groups for ask in groups[key]]
+            last = view.asks[-1] if view.asks else None
+            answered = last is not None and last.asker == view.seat and (last.hit or last.shown)
+            if heard and self._plan not in heard:
+                self._plan = self.rng.choice(heard)
+            elif self._plan not in legal or answered:
+                ranks = sorted({rank for _, rank in groups})
+                rank = card_from_hand(self.rng, view.own_counts, ranks)
+                asks = [ask for (_, r), group in groups.items() if r == rank for ask in group]
+                self._plan = self.rng.choice(asks)
+            return self._plan
+        hand = tuple(view.own_counts)
+        if hand != self._hand:
+            self._tried, self._hand = set(), hand
+        fresh = [ask for ask in legal if ask not in self._tried]
+        if not fresh:
+            self._tried, fresh = set(), list(legal)
+        if self._plan is not None:
+            rank = rank_of(view, self._plan[1])
+            same = [ask for ask in fresh if rank_of(view, ask[1]) == rank]
+            fresh = same or fresh
+        self._plan = self.rng.choice(fresh)
+        self._tried.add(self._plan)
+        return self._plan
+
+
+RECENT_ASKS = 24
+
+
+class NormalCPU(CPU):
+    """Uses the recent public asks and answers (the last ``RECENT_ASKS`` asks at the table):
+    asks a seat for a rank that seat recently asked for (or was handed), and avoids asking a
+    seat for a rank it recently said go fish to or gave away. Otherwise it picks a card from
+    its hand and a seat not ruled out for that rank."""
+
+    name = "normal"
+
+    def choose(self, view: PlayerView) -> Ask:
+        groups = group_asks(view)
+        card_asks = view.rules.ask_for == "card"
+        holds: dict[tuple[int, int], bool] = {}
+        for record in view.asks[-RECENT_ASKS:]:
+            rank = record.rank
+            holds[(record.asker, rank)] = True
+            if not card_asks or not record.hit:
+                # With exact-card asks a hit takes one card: the seat may hold more.
+                holds[(record.target, rank)] = False
+        wanted = [key for key in groups if holds.get(key)]
+        if wanted:
+            return self.rng.choice(groups[self.rng.choice(wanted)])
+        ranks = sorted({rank for _, rank in groups})
+        while ranks:
+            rank = card_from_hand(self.rng, view.own_counts, ranks)
+            open_keys = [key for key in groups if key[1] == rank and holds.get(key) is None]
+            if open_keys:
+                return self.rng.choice(groups[self.rng.choice(open_keys)])
+            ranks.remove(rank)
+        return self.rng.choice(view.legal_asks)
+
+
+class HardCPU(CPU):
+    """Uses the whole public history through the knowledge bounds, and its own counts.
+
+    First a seat proved to hold a rank it holds (``least > 0``), the rank it holds most of
+    first (a catch first of all); otherwise the rank it holds most of, asking the seat that
+    can hold the most of it (never one proved to hold none while another may hold some)."""
+
+    name = "hard"
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._ledger = CardLedger()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._ledger = CardLedger()
+
+    def choose(self, view: PlayerView) -> Ask:
+        groups = group_asks(view)
+        least, most = view.least, view.most
+        own = view.own_counts
+        sizes = view.hand_sizes
+        best: list[tuple[int, int]] = []
+        best_score: tuple | None = None
+        for key in groups:
+            target, rank = key
+            proved = int(least[target, rank])
+            possible = int(most[target, rank])
+            if proved:
+                score: tuple = (2, own[rank] + proved, own[rank], 0)
+            elif possible:
+                score = (1, own[rank], possible, sizes[target])
+            else:
+                score = (0, own[rank], 0, sizes[target])
+            if best_score is None or score > best_score:
+                best, best_score = [key], score
+            elif score == best_score:
+                best.append(key)
+        key = self.rng.choice(best)
+        if view.rules.ask_for == "card":
+            self._ledger.update(view)
+            return self._ledger.best_card(self.rng, key[0], groups[key])
+        return groups[key][0]
+
+
+class ExpertCPU(CPU):
+    """The strongest CPU here, from public information only.
+
+    - Exact bounds, sharpened (``sharpen_bounds``): beyond ``view.least``/``view.most`` it
+      uses the pool's capacity, which proves holdings before the pool is empty.
+    - The chance each seat holds each rank (``hit_chances``): each opponent holds what the
+      bounds prove plus unexplained cards; those and the pool are filled from the unseen
+      cards not yet accounted for by iterative proportional fitting, where a seat that said
+      go fish to a rank is eligible for it only with the cards it has drawn since (``most``).
+      A seat's count of a rank is then its proved count plus a binomial.
+    - A sure hit first (the turn goes on), a catch first of all, the higher-scoring catch
+      first when catches can tie (tiebreak points).
+    - Otherwise the rank it holds most of (closest to a catch), asked of the seat most
+      likely to hold it; among ranks held equally, the likelier hit (plus, when catches can
+      tie, a little for the higher rank).
+
+    What was measured and left out (``docs/baselines.md``): pricing what an ask reveals (an
+    exposure cost for ranks not yet known to be held) and a one-step expected-value score
+    (catch value, keeping the turn, holding value) both lost to this ordering against
+    ``hard``; the sure-hit-first, most-held-rank backbone is what wins races for the last
+    card of a rank.
+    """
+
+    name = "expert"
+
+    HIT_WEIGHT = 1.0  # likelier hits among ranks held equally (less than one card's worth)
+    TIEBREAK_WEIGHT = 0.01  # per tiebreak point / 14, only when catches can tie
+    FIT_ROUNDS = 8
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._ledger = CardLedger()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._ledger = CardLedger()
+
+    def spread(
+        self, view: PlayerView, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(extra, pool): the expected unexplained cards of each rank at each seat (beyond
+        ``low``; zero for this seat) and in the pool."""
+        me = view.seat
+        low = low.astype(np.float64)
+        cap = high.astype(np.float64) - low
+        low[me] = 0.0
+        cap[me] = 0.0
+        sizes = np.asarray(view.hand_sizes, dtype=np.float64)
+        slots = np.maximum(sizes - low.sum(axis=1), 0.0)
+        slots[me] = 0.0
+        free = np.maximum(view.unseen - low.sum(axis=0), 0.0)
+        rows = np.append(slots, float(view.pool_size))
+        caps = np.vstack([cap, free[None, :]])
+        # Prior: how many of the seat's unexplained cards may be of the rank (a seat that said
+        # go fish to it and has drawn d cards since has only those d); the pool's every card.
+        eligible = np.vstack([np.minimum(cap, slots[:, None]), np.full((1, len(free)), rows[-1])])
+        fill = eligible * (free > 0)[None, :]
+        for _ in range(self.FIT_ROUNDS):
+            row_sum = fill.sum(axis=1)
+            fill *= np.divide(rows, row_sum, out=np.zeros_like(rows), where=row_sum > 0)[:, None]
+            col_sum = fill.sum(axis=0)
+            fill *= np.divide(free, col_sum, out=np.zeros_like(free), where=col_sum > 0)[None, :]
+            np.minimum(fill, caps, out=fill)
+        return fill[:-1], fill[-1]
+
+    def hit_chances(self, view: PlayerView, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """chance[s, r] that seat s holds at least one card of rank r (0 for this seat)."""
+        extra, _ = self.spread(view, low, high)
+        free = np.maximum(view.unseen - np.delete(low, view.seat, axis=0).sum(axis=0), 0.0)
+        share = np.divide(extra, free[None, :], out=np.zeros_like(extra), where=free[None, :] > 0)
+        chance = 1.0 - (1.0 - np.clip(share, 0.0, 1.0)) ** free[None, :]
+        chance = np.where(low > 0, 1.0, np.where(high > 0, chance, 0.0))
+        chance[view.seat] = 0.0
+        return chance
+
+    def choose(self, view: PlayerView) -> Ask:
+        groups = group_asks(view)
+        rules = view.rules
+        card_asks = rules.ask_for == "card"
+        if len(groups) == 1 and not card_asks:
+            return next(iter(groups.values()))[0]
+        low, high = sharpen_bounds(view)
+        chance = self.hit_chances(view, low, high)
+        own = view.own_counts
+        set_size = rules.set_size
+        ties = rules.winner == "catches_then_points" and (
+            rules.players > 2 or rules.total_sets % 2 == 0
+        )
+        tiebreak = self.TIEBREAK_WEIGHT / 14 if ties else 0.0
+
+        def score(key: tuple[int, int]) -> tuple:
+            target, rank = key
+            held = own[rank]
+            proved = int(low[target, rank])
+            if proved:
+                completes = held + proved >= set_size
+                return (3, completes, completes * RANK_POINTS[rank] * tiebreak, held + proved)
+            value = held + self.HIT_WEIGHT * float(chance[target, rank])
+            return (1 + bool(high[target, rank] > 0), value + RANK_POINTS[rank] * tiebreak)
+
+        keys = list(groups)
+        scores = [score(key) for key in keys]
+        top = max(scores)
+        key = self.rng.choice([k for k, s in zip(keys, scores, strict=True) if s == top])
+        if card_asks:
+            self._ledger.update(view)
+            return self._ledger.best_card(self.rng, key[0], groups[key])
+        return groups[key][0]
+
+
+CPU_LEVELS: dict[str, type[CPU]] = {
+    "random": RandomCPU,
+    "easy": EasyCPU,
+    "normal": NormalCPU,
+    "hard": HardCPU,
+    "expert": ExpertCPU,
+}
 
 
 def make_cpu(name: str, seed: int | None = None) -> CPU:
