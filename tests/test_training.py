@@ -177,3 +177,13 @@ def test_selfplay_snapshots_join_the_opponent_mix(tmp_path):
         mix = seat_specs[0]
         assert mix.startswith("mix:") and all(spec in mix for spec in snapshots)
         assert "random" in mix and "easy" in mix
+
+
+@pytest.mark.slow
+def test_resume_continues_from_a_saved_model(tiny_run, tmp_path):
+    run, _ = tiny_run
+    report = train.main(
+        [*TINY, "--timesteps", "256", "--resume", str(run / "model.zip"), "--out", str(tmp_path)]
+    )
+    steps = [entry["timesteps"] for entry in report["history"]]
+    assert steps[0] > 512  # counts on from the saved model's 512 steps

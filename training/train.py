@@ -79,6 +79,10 @@ class Args:
     out: str = field(default="runs", metadata={"help": "output folder"})
     name: str = field(default="", metadata={"help": "run name (default: made from the args)"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+    resume: str = field(
+        default="",
+        metadata={"help": "continue training this saved model (.zip) instead of a new one"},
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -189,21 +193,35 @@ def main(argv: list[str] | None = None) -> dict:
     env = TimedMaskedVecEnv(vec_cls(builders))
     env.seed(args.seed)
 
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        learning_rate=args.learning_rate,
-        gamma=args.gamma,
-        ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": [int(size) for size in args.net_arch.split(",")]},
-        tensorboard_log=str(run / "tensorboard"),
-        seed=args.seed,
-        device="cpu",
-        verbose=0,
-    )
+    hyperparameters = {
+        "n_steps": args.n_steps,
+        "batch_size": args.batch_size,
+        "n_epochs": args.n_epochs,
+        "learning_rate": args.learning_rate,
+        "gamma": args.gamma,
+        "ent_coef": args.ent_coef,
+    }
+    if args.resume:
+        # The saved network and optimizer, trained on with this run's settings.
+        model = MaskablePPO.load(
+            args.resume,
+            env=env,
+            device="cpu",
+            tensorboard_log=str(run / "tensorboard"),
+            custom_objects=hyperparameters,
+        )
+        model.set_random_seed(args.seed)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            **hyperparameters,
+            policy_kwargs={"net_arch": [int(size) for size in args.net_arch.split(",")]},
+            tensorboard_log=str(run / "tensorboard"),
+            seed=args.seed,
+            device="cpu",
+            verbose=0,
+        )
 
     history: list[dict] = []
     evaluation = EvaluationCallback(args, rules, history)
@@ -219,7 +237,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     console.print(f"Training {name}: {args.timesteps:,} steps, {args.envs} envs -> {run}")
     start = time.perf_counter()
-    model.learn(args.timesteps, callback=CallbackList(callbacks), progress_bar=args.progress)
+    model.learn(
+        args.timesteps,
+        callback=CallbackList(callbacks),
+        progress_bar=args.progress,
+        reset_num_timesteps=not args.resume,  # a resumed run counts on from its model
+    )
     train_seconds = time.perf_counter() - start - evaluation.seconds
     evaluation.run()  # the curve's last point: the trained model
     model.save(run / "model.zip")
