@@ -252,8 +252,9 @@ class EasyCPU(CPU):
         if hand != self._hand:
             self._tried, self._hand = set(), hand
         fresh = [ask for ask in legal if ask not in self._tried]
-        if not fresh:
-            self._tried, fresh = set(), list(legal)
+        if not fresh:  # every request tried: start over, but not with the one just made
+            self._tried = set()
+            fresh = [ask for ask in legal if ask != self._plan] or list(legal)
         if self._plan is not None:
             rank = rank_of(view, self._plan[1])
             same = [ask for ask in fresh if rank_of(view, ask[1]) == rank]
@@ -263,7 +264,7 @@ class EasyCPU(CPU):
         return self._plan
 
 
-RECENT_ASKS = 24
+RECENT_ASKS = 48  # about half a four-player game, most of a two-player one
 
 
 class NormalCPU(CPU):
@@ -342,6 +343,11 @@ class HardCPU(CPU):
         return groups[key][0]
 
 
+SURE_HIT = 100.0  # expert score offsets: a sure hit, a sure catch, a seat that may hold it
+SURE_CATCH = 10.0
+MAY_HIT = 5.0
+
+
 class ExpertCPU(CPU):
     """The strongest CPU here, from public information only.
 
@@ -354,21 +360,28 @@ class ExpertCPU(CPU):
       A seat's count of a rank is then its proved count plus a binomial.
     - A sure hit first (the turn goes on), a catch first of all, the higher-scoring catch
       first when catches can tie (tiebreak points).
-    - Otherwise the rank it holds most of (closest to a catch), asked of the seat most
-      likely to hold it; among ranks held equally, the likelier hit (plus, when catches can
-      tie, a little for the higher rank).
+    - Otherwise the rank it holds most of (closest to a catch, and the rank it has most
+      likely asked for already, so the ask reveals least), asked of the seat most likely to
+      hold it; among ranks held equally, the likelier hit (plus, when catches can tie, a
+      little for the higher rank).
+    - The end of the pool with one other hand left: the seat to move when the pool runs
+      out sweeps every shared rank (each ask then hits), and a turn only passes on a plain
+      miss (no hit, and the fished card not the rank asked for). On a miss every unseen
+      card of the rank is in the pool, so it is shown with chance unseen / pool: the plain
+      miss chance is weighed more the fewer cards are left (``ENDGAME_WEIGHT``).
 
-    What was measured and left out (``docs/baselines.md``): pricing what an ask reveals (an
-    exposure cost for ranks not yet known to be held) and a one-step expected-value score
-    (catch value, keeping the turn, holding value) both lost to this ordering against
-    ``hard``; the sure-hit-first, most-held-rank backbone is what wins races for the last
-    card of a rank.
+    Measured and left out (``docs/baselines.md``): a one-step expected-value score (catch
+    value, keeping the turn, holding value, an exposure cost for what an ask reveals) lost
+    to this ordering against ``hard``; asking the rank held most of is what wins the race
+    for the last card of a rank.
     """
 
     name = "expert"
 
     HIT_WEIGHT = 1.0  # likelier hits among ranks held equally (less than one card's worth)
     TIEBREAK_WEIGHT = 0.01  # per tiebreak point / 14, only when catches can tie
+    ENDGAME_WEIGHT = 20.0  # cost of a plain miss with one card left in the pool...
+    ENDGAME_DECAY = 0.6  # ...times this for each further card
     FIT_ROUNDS = 8
 
     def __init__(self, seed: int | None = None):
@@ -417,6 +430,25 @@ class ExpertCPU(CPU):
         chance[view.seat] = 0.0
         return chance
 
+    def _endgame_weight(self, view: PlayerView) -> float:
+        """How much a plain miss (no hit, asked rank not fished) costs near the end of the
+        pool when only one other seat holds cards: whoever starts a turn with the pool nearly
+        empty can often chain sure hits and shown draws to its last card, then sweep every
+        rank both hands share (every ask hits once the pool is empty). Zero otherwise."""
+        rules = view.rules
+        pool = view.pool_size
+        if (
+            not pool
+            or rules.ask_for != "rank"
+            or not rules.fished_rank_asks_again
+            or rules.game_end != "last_catch"
+        ):
+            return 0.0
+        holding = sum(1 for seat, size in enumerate(view.hand_sizes) if size and seat != view.seat)
+        if holding != 1:
+            return 0.0
+        return self.ENDGAME_WEIGHT * self.ENDGAME_DECAY ** (pool - 1)
+
     def choose(self, view: PlayerView) -> Ask:
         groups = group_asks(view)
         rules = view.rules
@@ -432,20 +464,32 @@ class ExpertCPU(CPU):
         )
         tiebreak = self.TIEBREAK_WEIGHT / 14 if ties else 0.0
 
-        def score(key: tuple[int, int]) -> tuple:
+        endgame = self._endgame_weight(view)
+        unseen = view.unseen
+        pool = view.pool_size
+
+        def score(key: tuple[int, int]) -> float:
             target, rank = key
             held = own[rank]
             proved = int(low[target, rank])
-            if proved:
+            if proved:  # a sure hit: the turn goes on, so those come first
                 completes = held + proved >= set_size
-                return (3, completes, completes * RANK_POINTS[rank] * tiebreak, held + proved)
-            value = held + self.HIT_WEIGHT * float(chance[target, rank])
-            return (1 + bool(high[target, rank] > 0), value + RANK_POINTS[rank] * tiebreak)
+                bonus = completes * (SURE_CATCH + RANK_POINTS[rank] * tiebreak)
+                return SURE_HIT + bonus + held + proved
+            chance_hit = float(chance[target, rank])
+            value = held + self.HIT_WEIGHT * chance_hit + RANK_POINTS[rank] * tiebreak
+            if high[target, rank] > 0:
+                value += MAY_HIT
+            if endgame:
+                # On a miss every unseen card of the rank is in the pool: shown with u/pool.
+                plain_miss = (1.0 - chance_hit) * max(0.0, 1.0 - unseen[rank] / pool)
+                value -= endgame * plain_miss
+            return value
 
         keys = list(groups)
         scores = [score(key) for key in keys]
         top = max(scores)
-        key = self.rng.choice([k for k, s in zip(keys, scores, strict=True) if s == top])
+        key = self.rng.choice([k for k, s in zip(keys, scores, strict=True) if s > top - 1e-9])
         if card_asks:
             self._ledger.update(view)
             return self._ledger.best_card(self.rng, key[0], groups[key])

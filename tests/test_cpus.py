@@ -1,0 +1,374 @@
+"""The CPU ladder: legal asks under every preset, determinism, each level's defining trait on
+exact positions, and the ladder itself on a reduced budget.
+
+Positions are built with ``helpers.position`` (named hands, the pool's top cards named, every
+other card after them in the pool, or with ``rest=seat`` laid as that seat's catches).
+Ranks are indices: 5 -> 3, 7 -> 5, 9 -> 7, K -> 11.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import position, rank
+
+from baselines import CPU_LEVELS, make_cpu
+from baselines.cpus import CPU, EasyCPU, sharpen_bounds
+from baselines.ladder import LADDER, measure, play_game
+from gofish_env import Game, Match, Rules
+from gofish_env.knowledge import KnowledgeTracker
+
+LEVELS = list(CPU_LEVELS)
+PRESETS = ["table", "bicycle", "family", "quick", "ocean", "pairs", "two_decks", "authors"]
+TWO, THREE, FOUR, FIVE = rank("2"), rank("3"), rank("4"), rank("5")
+SEVEN, NINE, KING = rank("7"), rank("9"), rank("K")
+
+
+def preset_rules(name: str, players: int) -> Rules:
+    if name == "pairs+jokers":
+        return Rules.preset("pairs", players=players, jokers=True)
+    return Rules.preset(name, players=players)
+
+
+def rule_sets() -> list[tuple[str, int]]:
+    cases = []
+    for name in [*PRESETS, "pairs+jokers"]:
+        limit = Rules.PRESET_MAX_PLAYERS.get(name, 6)
+        cases += [(name, players) for players in range(2, limit + 1)]
+    return cases
+
+
+def play_checked(game, cpus: list[CPU], max_asks: int = 3000) -> int:
+    """Play with each seat's CPU deciding from its own view; every ask must be legal."""
+    tracker = KnowledgeTracker(game)
+    asks = 0
+    while not game.is_over and asks < max_asks:
+        seat = game.current_player
+        view = tracker.view(seat)
+        ask = cpus[seat].choose(view)
+        assert ask in view.legal_asks, (type(cpus[seat]).__name__, ask)
+        game.ask(*ask)
+        asks += 1
+    return asks
+
+
+# ----------------------------------------------------------------------------- legality
+
+
+@pytest.mark.parametrize(("preset", "players"), rule_sets())
+def test_every_cpu_makes_only_legal_asks(preset, players):
+    rules = preset_rules(preset, players)
+    for offset in range(2):
+        # Every level sits at some seat; two deals with the levels rotated.
+        names = [LEVELS[(seat + offset * 2) % len(LEVELS)] for seat in range(players)]
+        cpus = [make_cpu(name, seed=seat) for seat, name in enumerate(names)]
+        game = Game(rules, seed=100 * offset + players)
+        play_checked(game, cpus)
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_each_cpu_plays_whole_games_alone(name):
+    # A table of one level only, under the default rules and with exact-card asks.
+    for rules in (Rules(players=4), Rules.preset("authors", players=3)):
+        for seed in range(3):
+            cpus = [make_cpu(name, seed=seed * 10 + seat) for seat in range(rules.players)]
+            game = Game(rules, seed)
+            play_checked(game, cpus, max_asks=5000)
+            assert game.is_over
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_cpus_play_match_play(name):
+    # In a match the knowledge starts over at each deal; the CPUs must follow.
+    rules = Rules(players=3, match_target=14)  # more than one game holds
+    match = Match(rules, seed=3)
+    cpus = [make_cpu(name, seed=seat) for seat in range(3)]
+    play_checked(match, cpus, max_asks=20_000)
+    assert match.is_over
+    assert match.games_played >= 2
+
+
+def test_make_cpu_refuses_an_unknown_level():
+    with pytest.raises(ValueError, match="unknown level 'grandmaster'; allowed: random"):
+        make_cpu("grandmaster")
+
+
+def test_every_ladder_level_is_registered():
+    assert list(LADDER) == ["random", "easy", "normal", "hard", "expert"]
+    assert all(name in CPU_LEVELS for name in LADDER)
+
+
+# ----------------------------------------------------------------------------- determinism
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_same_seed_same_ask_for_the_same_views(name):
+    rules = Rules(players=3)
+    game = Game(rules, seed=7)
+    tracker = KnowledgeTracker(game)
+    first = [make_cpu(name, seed=seat) for seat in range(3)]
+    second = [make_cpu(name, seed=seat) for seat in range(3)]
+    while not game.is_over:
+        seat = game.current_player
+        view = tracker.view(seat)
+        ask = first[seat].choose(view)
+        assert second[seat].choose(view) == ask
+        game.ask(*ask)
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_reset_with_a_seed_replays_the_same_game(name):
+    rules = Rules(players=4)
+    cpus = [make_cpu(name, seed=99) for _ in range(4)]
+
+    def replay() -> list:
+        for seat, cpu in enumerate(cpus):
+            cpu.reset(seed=seat)
+        game = Game(rules, seed=5)
+        play_checked(game, cpus)
+        return game.events
+
+    assert replay() == replay()
+
+
+# ----------------------------------------------------------------------------- easy
+
+
+def test_easy_repeats_its_request_while_the_pool_lasts():
+    # Nobody holds 7s or kings but seat 0; seat 1's asks are scripted misses.
+    for seed in range(10):
+        game = position([["7H", "KS"], ["2C", "3C"]], pool_top=["4C", "5C", "6C", "8C", "4D", "5D"])
+        tracker = KnowledgeTracker(game)
+        easy = make_cpu("easy", seed=seed)
+        requests = []
+        for _ in range(3):
+            ask = easy.choose(tracker.view(0))
+            requests.append(ask)
+            game.ask(*ask)  # go fish; seat 0 draws a card of another rank
+            assert game.current_player == 1
+            game.ask(0, TWO)  # go fish for seat 1 as well
+        assert requests[0] in {(1, SEVEN), (1, KING)}
+        assert requests == [requests[0]] * 3
+
+
+def test_easy_asks_a_seat_for_a_rank_that_seat_asked_it_for():
+    for seed in range(10):
+        game = position([["7H", "KS"], ["9C", "3C"]], pool_top=["4C", "9D", "5C"], first_player=1)
+        game.ask(0, NINE)  # seat 1 asks seat 0 for 9s: go fish, seat 1 draws 4C
+        game.ask(1, SEVEN)  # seat 0: go fish, draws 9D
+        game.ask(0, THREE)  # seat 1: go fish, draws 5C
+        view = KnowledgeTracker(game).view(0)
+        assert view.own_counts[NINE] == 1
+        assert make_cpu("easy", seed=seed).choose(view) == (1, NINE)
+
+
+def test_easy_varies_its_requests_once_the_pool_is_empty():
+    # Whole games of easy CPUs: after the pool is empty, an easy seat never makes the same
+    # request twice in a row while its hand is unchanged (when it has another request).
+    checked = 0
+    for seed in range(30):
+        rules = Rules(players=3)
+        game = Game(rules, seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [EasyCPU(seed * 3 + seat) for seat in range(3)]
+        last: dict[int, tuple] = {}
+        for _ in range(3000):
+            if game.is_over:
+                break
+            seat = game.current_player
+            view = tracker.view(seat)
+            ask = cpus[seat].choose(view)
+            hand = tuple(view.own_counts)
+            if not view.pool_size:
+                previous = last.get(seat)
+                if previous and previous[0] == ask and previous[1] == hand:
+                    assert len(view.legal_asks) == 1
+                checked += previous is not None
+                last[seat] = (ask, hand)
+            game.ask(*ask)
+    assert checked > 100
+
+
+# ----------------------------------------------------------------------------- normal
+
+
+def test_normal_asks_a_seat_for_a_rank_it_recently_asked_for():
+    for seed in range(20):
+        game = position(
+            [["9H", "2C", "2D"], ["9S", "3C"], ["4C", "5C"]],
+            pool_top=["6C", "6D"],
+            first_player=1,
+        )
+        game.ask(2, NINE)  # seat 1 asks seat 2 for 9s: go fish, draws 6C
+        game.ask(0, FOUR)  # seat 2 asks seat 0 for 4s: go fish, draws 6D
+        assert game.current_player == 0
+        view = KnowledgeTracker(game).view(0)
+        # Seat 0 holds more 2s than 9s, but seat 1 just showed it holds a 9.
+        assert make_cpu("normal", seed=seed).choose(view) == (1, NINE)
+
+
+def test_normal_avoids_a_seat_that_just_said_go_fish_to_that_rank():
+    for seed in range(20):
+        game = position([["7H"], ["3C", "4C"], ["5C", "6C"]], pool_top=["7D"])
+        game.ask(1, SEVEN)  # go fish; seat 0 draws 7D, shown, and asks again
+        assert game.current_player == 0
+        view = KnowledgeTracker(game).view(0)
+        assert view.legal_asks == ((1, SEVEN), (2, SEVEN))
+        assert make_cpu("normal", seed=seed).choose(view) == (2, SEVEN)
+
+
+# ----------------------------------------------------------------------------- hard and expert
+
+
+def proved_nine_position(hand0: list[str]):
+    """Seat 1 asks seat 2 for 9s (go fish), seat 2 asks seat 0 for 4s (go fish): seat 1 is
+    proved to hold a 9 when seat 0 is to move."""
+    game = position(
+        [hand0, ["9S", "3C"], ["4C", "5C"]],
+        pool_top=["6C", "6D"],
+        first_player=1,
+    )
+    game.ask(2, NINE)
+    game.ask(0, FOUR)
+    assert game.current_player == 0
+    return KnowledgeTracker(game).view(0)
+
+
+@pytest.mark.parametrize("name", ["hard", "expert"])
+def test_hard_and_expert_ask_a_seat_proved_to_hold_the_rank(name):
+    for seed in range(20):
+        # Three kings, one 9: the 9 is a sure hit from seat 1, the kings are not.
+        view = proved_nine_position(["9H", "KH", "KS", "KD"])
+        assert view.least[1, NINE] == 1
+        assert make_cpu(name, seed=seed).choose(view) == (1, NINE)
+
+
+@pytest.mark.parametrize("name", ["hard", "expert"])
+def test_hard_and_expert_never_ask_a_seat_that_cannot_hold_the_rank(name):
+    # Seat 1 said go fish to 7s and has drawn nothing since; seat 2 may hold some.
+    for seed in range(20):
+        game = position([["7H"], ["3C", "4C"], ["5C", "6C"]], pool_top=["7D"])
+        game.ask(1, SEVEN)  # go fish, seat 0 draws 7D (shown) and asks again
+        view = KnowledgeTracker(game).view(0)
+        assert view.most[1, SEVEN] == 0
+        assert make_cpu(name, seed=seed).choose(view) == (2, SEVEN)
+
+
+def test_expert_completes_a_catch_first():
+    # Seat 1 is proved to hold a 9 and seat 2 a king; seat 0 holds one 9 and three kings.
+    for seed in range(20):
+        game = position(
+            [["9H", "KH", "KS", "KD"], ["9S", "3C"], ["KC", "5C"]],
+            pool_top=["6C", "6D"],
+            first_player=1,
+        )
+        game.ask(2, NINE)  # seat 1: go fish, draws 6C
+        game.ask(1, KING)  # seat 2 asks seat 1 for kings: go fish, draws 6D
+        view = KnowledgeTracker(game).view(0)
+        assert view.least[1, NINE] == 1 and view.least[2, KING] == 1
+        assert make_cpu("expert", seed=seed).choose(view) == (2, KING)
+
+
+def test_expert_prefers_the_catch_worth_more_tiebreak_points():
+    # Two sure catches, 5s from seat 1 and kings from seat 2: under the table rules with
+    # four players catches can tie, and kings (13 points) beat 5s (5 points).
+    def view_for(rules: Rules):
+        game = position(
+            [["5H", "5S", "5D", "KH", "KS", "KD"], ["5C", "3C"], ["KC", "4C"], ["2C", "2D"]],
+            pool_top=["6C", "6D", "6H"],
+            first_player=1,
+            rules=rules,
+        )
+        game.ask(2, FIVE)  # seat 1 asks seat 2 for 5s: go fish
+        game.ask(3, KING)  # seat 2 asks seat 3 for kings: go fish
+        game.ask(0, TWO)  # seat 3 asks seat 0 for 2s: go fish
+        assert game.current_player == 0
+        return KnowledgeTracker(game).view(0)
+
+    view = view_for(Rules(players=4))
+    assert view.least[1, FIVE] == 1 and view.least[2, KING] == 1
+    for seed in range(20):
+        assert make_cpu("expert", seed=seed).choose(view) == (2, KING)
+    # When ties on catches are shared, the points do not matter: either catch may come first.
+    shared = view_for(Rules(players=4, winner="catches_shared"))
+    chosen = {make_cpu("expert", seed=seed).choose(shared) for seed in range(20)}
+    assert chosen == {(1, FIVE), (2, KING)}
+
+
+def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
+    # Two players, two cards left in the pool (7C on top, then 7S). Seat 0 holds three kings
+    # and pairs of 7s, 9s and 5s. Hard asks for kings (the rank it holds most of); but the
+    # last king may be in the pool, and a plain miss now hands seat 1 the turn with one
+    # card left: it would then chain asks to the empty pool and sweep. Every other ask
+    # either hits or fishes the rank asked for, so the expert asks one of those.
+    game = position(
+        [["7H", "7D", "KH", "KS", "KD", "9H", "9S", "5H", "5S"], ["KC", "9C", "9D", "5C", "5D"]],
+        pool_top=["7C", "7S"],
+        rest=1,
+    )
+    view = KnowledgeTracker(game).view(0)
+    assert not view.least[1].any()  # nothing is proved yet
+    for seed in range(20):
+        assert make_cpu("hard", seed=seed).choose(view) == (1, KING)
+        assert make_cpu("expert", seed=seed).choose(view) in {(1, SEVEN), (1, NINE), (1, FIVE)}
+
+
+def test_sharpened_bounds_hold_the_true_hands_and_prove_more():
+    # Whole games: the expert's sharpened bounds always contain the true counts, and
+    # sometimes prove a holding the knowledge bounds do not (the pool's capacity).
+    sharper = 0
+    for seed in range(40):
+        rules = Rules(players=3 + seed % 3)
+        game = Game(rules, seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("hard", seed=seat) for seat in range(rules.players)]
+        while not game.is_over:
+            seat = game.current_player
+            view = tracker.view(seat)
+            low, high = sharpen_bounds(view)
+            for other in range(rules.players):
+                truth = game.hand_counts(other)
+                assert all(low[other] <= truth) and all(truth <= high[other])
+            assert (low >= view.least).all() and (high <= view.most).all()
+            sharper += int((low > view.least).any())
+            game.ask(*cpus[seat].choose(view))
+    assert sharper > 0
+
+
+# ----------------------------------------------------------------------------- speed
+
+
+def test_every_cpu_decides_in_about_a_millisecond():
+    rules = Rules(players=4)
+    for name in LEVELS:
+        cpus = [make_cpu(name, seed=seat) for seat in range(4)]
+        per_ask = []
+        for seed in range(5):
+            result = play_game(rules, seed, cpus)
+            per_ask += list(result.seconds_per_ask.values())
+        assert sum(per_ask) / len(per_ask) < 0.002, name
+
+
+# ----------------------------------------------------------------------------- the ladder
+
+# (players, duplicate deals) per format: the stronger of each adjacent pair must win more
+# than its fair share. About a minute in all.
+LADDER_BUDGET = {2: 1500, 4: 300}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", sorted(LADDER_BUDGET))
+@pytest.mark.parametrize("step", range(len(LADDER) - 1))
+def test_each_ladder_step_beats_the_one_below(players, step):
+    weak, strong = LADDER[step], LADDER[step + 1]
+    result = measure(strong, weak, players, LADDER_BUDGET[players], seed=2024)
+    assert result.truncated == 0
+    assert result.score > 1.0 / players, (strong, weak, players, result.score)
+
+
+def test_measure_counts_shared_wins_fairly():
+    # Two copies of the same CPU: every game's win share sums to 1 over the seats, so the
+    # one "stronger" seat gets a fair share on average over the rotated deals.
+    result = measure("random", "random", 3, 60, seed=1)
+    assert 0.15 < result.score < 0.52
+    assert result.low < result.score < result.high
+    assert result.games == 180
