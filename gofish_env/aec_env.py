@@ -194,9 +194,6 @@ class raw_env(AECEnv):
     def _apply_events(self, events) -> None:
         """Pay this step's rewards and refresh infos and the end of the episode."""
         game = self.game
-        encoder = self._encoder
-        public = self._tracker.sync()
-        encoder.update(game.events_since(encoder.num_events))
         over = game.is_over
         earned = over or self._reward_calc.earns(events)
         # After a step that earned nothing, a step that earns nothing leaves the rewards
@@ -206,11 +203,10 @@ class raw_env(AECEnv):
             agents = self.possible_agents
             self.rewards = {agent: rewards[seat] for seat, agent in enumerate(agents)}
             self._accumulate_rewards()
-            catches, points = public.catches, public.points
             self.infos = {
                 agent: {
-                    "catches": len(catches[seat]),
-                    "tiebreak_points": points[seat],
+                    "catches": len(game.catches(seat)),
+                    "tiebreak_points": game.tiebreak_points(seat),
                     "reward_components": parts[seat],
                 }
                 for seat, agent in enumerate(agents)
@@ -239,7 +235,13 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         game = self.game
         current = game.current_player
-        observation = self._encoder.observe(seat, game.hand_counts(seat), current)
+        # Knowledge and encoder catch up with the events only when someone looks: in the
+        # single-agent env several seats' moves pass between two observations.
+        self._tracker.sync()
+        encoder = self._encoder
+        if encoder.num_events != game.num_events:
+            encoder.update(game.events_since(encoder.num_events))
+        observation = encoder.observe(seat, game.hand_counts(seat), current)
         if current == seat:
             mask = self.codec.mask(seat, game.legal_asks())
         else:
