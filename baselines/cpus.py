@@ -144,35 +144,6 @@ class CardLedger:
         return rng.choice([ask for ask, score in zip(asks, scores, strict=True) if score == top])
 
 
-def sharpen_bounds(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
-    """``view.least`` / ``view.most`` tightened by the pool's capacity.
-
-    The knowledge bounds place every unseen card in a hand only once the pool is empty; but a
-    pool of n cards can never hold more than n of them. So a seat holds at least
-    ``unseen - pool - (what every other seat can hold)`` of a rank: with 3 sevens unseen and
-    1 card in the pool, in a two-player game the opponent holds at least 2 sevens. Hand sizes
-    are then applied again (a hand of n cards holds at most n minus what its other ranks
-    are proved to hold).
-    """
-    low = view.least.copy()
-    high = view.most.copy()
-    me = view.seat
-    others = np.arange(view.players) != me
-    unseen = view.unseen
-    sizes = np.asarray(view.hand_sizes)[:, None]
-    pool = view.pool_size
-    for _ in range(2):
-        high_sum = high[others].sum(axis=0)
-        low = np.maximum(low, unseen[None, :] - pool - (high_sum[None, :] - high))
-        low_sum = low[others].sum(axis=0)
-        high = np.minimum(high, unseen[None, :] - (low_sum[None, :] - low))
-        high = np.minimum(high, sizes - (low.sum(axis=1, keepdims=True) - low))
-        low[me] = high[me] = np.asarray(view.own_counts)
-        np.clip(high, 0, None, out=high)
-        low = np.minimum(np.maximum(low, 0), high)
-    return low, high
-
-
 # ---------------------------------------------------------------------------- the levels
 
 
@@ -351,8 +322,8 @@ MAY_HIT = 5.0
 class ExpertCPU(CPU):
     """The strongest CPU here, from public information only.
 
-    - Exact bounds, sharpened (``sharpen_bounds``): beyond ``view.least``/``view.most`` it
-      uses the pool's capacity, which proves holdings before the pool is empty.
+    - Exact bounds: ``view.least``/``view.most`` from the knowledge module (which also uses
+      the pool's capacity, proving holdings before the pool is empty).
     - The chance each seat holds each rank (``hit_chances``): each opponent holds what the
       bounds prove plus unexplained cards; those and the pool are filled from the unseen
       cards not yet accounted for by iterative proportional fitting, where a seat that said
@@ -455,7 +426,7 @@ class ExpertCPU(CPU):
         card_asks = rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:
             return next(iter(groups.values()))[0]
-        low, high = sharpen_bounds(view)
+        low, high = view.least, view.most
         chance = self.hit_chances(view, low, high)
         own = view.own_counts
         set_size = rules.set_size

@@ -16,7 +16,8 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
   rank at n;
 - a catch removes its cards;
 - bounds are cut by hand sizes and by the cards of each rank the viewer has not seen
-  (deck - laid - own hand), and when the pool is empty every unseen card is in a hand.
+  (deck - laid - own hand); a pool of n cards holds at most n of a rank, so the rest of
+  the unseen cards are in hands (all of them once the pool is empty).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class PublicKnowledge:
         self.copies = np.array([rules.copies_of(rank) for rank in range(ranks)], np.int64)
         # Most of a rank one hand can hold: a complete set would have been laid.
         self.hand_cap = np.minimum(self.copies, self.set_size - 1)
+        self.max_copies = int(self.copies.max())
         self.hand_sizes = [0] * players
         self.pool_size = 0
         self.num_events = 0
@@ -178,14 +180,19 @@ class PublicKnowledge:
         # No hand holds a complete set: it would have been laid.
         np.minimum(high, np.minimum(unseen, self.hand_cap), out=high)
         low = np.minimum(self.least[opponents], high)
-        # What the other opponents are proved to hold is not in this one's hand.
-        # (np.add.reduce: ndarray.sum's Python wrapper costs as much as the sum here.)
-        np.minimum(high, (unseen - np.add.reduce(low, 0)) + low, out=high)
-        # A hand of n cards holds at least n minus what its other ranks can hold.
-        np.maximum(low, (sizes - np.add.reduce(high, 1)[:, None]) + high, out=low)
-        if not self.pool_size:
-            # Every unseen card is in some opponent's hand.
-            np.maximum(low, (unseen - np.add.reduce(high, 0)) + high, out=low)
+        pool = self.pool_size
+        # Near the end of the pool the rules feed each other: a second pass finds more.
+        for _ in range(2 if pool < self.max_copies else 1):
+            # (np.add.reduce: ndarray.sum's Python wrapper costs as much as the sum here.)
+            # What the other opponents are proved to hold is not in this one's hand,
+            np.minimum(high, (unseen - np.add.reduce(low, 0)) + low, out=high)
+            # and what its own other ranks are proved to hold leaves room for no more.
+            np.minimum(high, (sizes - np.add.reduce(low, 1)[:, None]) + low, out=high)
+            # A hand of n cards holds at least n minus what its other ranks can hold.
+            np.maximum(low, (sizes - np.add.reduce(high, 1)[:, None]) + high, out=low)
+            if pool < self.max_copies:
+                # A pool of n cards holds at most n of a rank; the rest are in hands.
+                np.maximum(low, (unseen - pool - np.add.reduce(high, 0)) + high, out=low)
         return low, high
 
 

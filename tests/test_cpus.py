@@ -12,7 +12,7 @@ import pytest
 from helpers import position, rank
 
 from baselines import CPU_LEVELS, make_cpu
-from baselines.cpus import CPU, EasyCPU, sharpen_bounds
+from baselines.cpus import CPU, EasyCPU
 from baselines.ladder import LADDER, measure, play_game
 from gofish_env import Game, Match, Rules
 from gofish_env.knowledge import KnowledgeTracker
@@ -312,9 +312,9 @@ def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
         assert make_cpu("expert", seed=seed).choose(view) in {(1, SEVEN), (1, NINE), (1, FIVE)}
 
 
-def test_sharpened_bounds_hold_the_true_hands_and_prove_more():
-    # Whole games: the expert's sharpened bounds always contain the true counts, and
-    # sometimes prove a holding the knowledge bounds do not (the pool's capacity).
+def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
+    # Whole games: the bounds a CPU decides with always contain the true counts, and
+    # often prove a holding the history alone does not (hand sizes, the pool's capacity).
     sharper = 0
     for seed in range(40):
         rules = Rules(players=3 + seed % 3)
@@ -324,12 +324,13 @@ def test_sharpened_bounds_hold_the_true_hands_and_prove_more():
         while not game.is_over:
             seat = game.current_player
             view = tracker.view(seat)
-            low, high = sharpen_bounds(view)
+            low, high = view.least, view.most
             for other in range(rules.players):
                 truth = game.hand_counts(other)
                 assert all(low[other] <= truth) and all(truth <= high[other])
-            assert (low >= view.least).all() and (high <= view.most).all()
-            sharper += int((low > view.least).any())
+            # The pool's capacity proves holdings the history alone does not.
+            if view.pool_size:
+                sharper += int((low > tracker.public.least).any())
             game.ask(*cpus[seat].choose(view))
     assert sharper > 0
 

@@ -108,7 +108,8 @@ def test_a_private_draw_widens_upper_bounds_by_one_except_for_the_rank_asked():
     assert least[1, JACK] == 1
     view = tracker.view(3)
     assert view.most[1, JACK] == 1
-    assert [view.most[1, r] for r in range(13) if r != JACK] == [2] * 12
+    # Seat 1 holds two cards, one of them a proved jack: at most one of any other rank.
+    assert [view.most[1, r] for r in range(13) if r != JACK] == [1] * 12
 
 
 def test_an_empty_hand_draw_of_n_cards_caps_every_rank_at_n():
