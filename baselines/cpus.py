@@ -147,6 +147,18 @@ class CardLedger:
 # ---------------------------------------------------------------------------- the levels
 
 
+class CardTrackingCPU(CPU):
+    """A CPU that keeps a ``CardLedger`` over a game (for exact-card asks)."""
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._ledger = CardLedger()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._ledger = CardLedger()
+
+
 class RandomCPU(CPU):
     """A uniformly random legal ask."""
 
@@ -269,7 +281,7 @@ class NormalCPU(CPU):
         return self.rng.choice(view.legal_asks)
 
 
-class HardCPU(CPU):
+class HardCPU(CardTrackingCPU):
     """Uses the whole public history through the knowledge bounds, and its own counts.
 
     First a seat proved to hold a rank it holds (``least > 0``), the rank it holds most of
@@ -277,14 +289,6 @@ class HardCPU(CPU):
     can hold the most of it (never one proved to hold none while another may hold some)."""
 
     name = "hard"
-
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._ledger = CardLedger()
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._ledger = CardLedger()
 
     def choose(self, view: PlayerView) -> Ask:
         groups = group_asks(view)
@@ -319,7 +323,7 @@ SURE_CATCH = 10.0
 MAY_HIT = 5.0
 
 
-class ExpertCPU(CPU):
+class ExpertCPU(CardTrackingCPU):
     """The strongest CPU here, from public information only.
 
     - Exact bounds: ``view.least``/``view.most`` from the knowledge module (which also uses
@@ -354,14 +358,6 @@ class ExpertCPU(CPU):
     ENDGAME_WEIGHT = 20.0  # cost of a plain miss with one card left in the pool...
     ENDGAME_DECAY = 0.6  # ...times this for each further card
     FIT_ROUNDS = 8
-
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._ledger = CardLedger()
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._ledger = CardLedger()
 
     def spread(
         self, view: PlayerView, low: np.ndarray, high: np.ndarray
