@@ -8,6 +8,7 @@ opponent's turn). ``action_masks()`` serves sb3-contrib's MaskablePPO.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -18,7 +19,7 @@ from gymnasium import spaces
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
-from gofish_env.opponents import Opponent, make_opponent
+from gofish_env.opponents import make_opponent
 from gofish_env.rewards import RewardScheme
 from gofish_env.rules import Rules
 
@@ -109,19 +110,15 @@ class GoFishEnv(gym.Env):
         else:
             specs = [opponents] * count
         self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in specs]
-        built: dict[int, Opponent] = {}
         self.opponents = []
+        seen: set[int] = set()
         for spec in specs:
-            # The same object given for several seats is shared, e.g. one loaded model.
-            key = id(spec) if not isinstance(spec, str) else None
-            if key is not None and key in built:
-                self.opponents.append(built[key])
-                continue
-            opponent = make_opponent(spec)
-            self.opponents.append(opponent)
-            if key is not None:
-                built[key] = opponent
-        self._pending_reset = True
+            # A CPU object keeps per-seat memory (plans, card ledgers): each further seat
+            # gets its own copy. Models and callables are shared (a model only predicts).
+            if hasattr(spec, "choose") and id(spec) in seen:
+                spec = copy.deepcopy(spec)
+            seen.add(id(spec))
+            self.opponents.append(make_opponent(spec))
 
     # ------------------------------------------------------------------ episode
 

@@ -542,3 +542,19 @@ def test_mask_is_empty_after_an_illegal_action_ends_the_episode():
     _, reward, terminated, _, info = env.step(illegal)
     assert terminated and reward == -1.0 and info["illegal_action"]
     assert not env.action_masks().any()
+
+
+def test_one_cpu_object_for_every_seat_becomes_one_cpu_per_seat():
+    # CPUs remember per seat (plans, card ledgers); a model or a callable is shared.
+    from baselines import make_cpu
+
+    cpu = make_cpu("easy", seed=1)
+    env = GoFishEnv(players=4, opponents=cpu)
+    cpus = [opponent.cpu for opponent in env.opponents]
+    assert len({id(each) for each in cpus}) == 3 and cpus[0] is cpu
+
+    def policy(observation, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    env = GoFishEnv(players=4, opponents=policy)
+    assert {opponent.policy for opponent in env.opponents} == {policy}
