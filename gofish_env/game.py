@@ -35,6 +35,7 @@ from gofish_env.events import (
     Hit,
     Out,
     Pass,
+    rank_plural,
 )
 from gofish_env.rules import Rules
 
@@ -157,7 +158,7 @@ class Game:
                 for rank, count in counts.items():
                     if count >= rules.set_size:
                         raise ValueError(
-                            f"hand {seat}: holds a complete set of {rank_name(rank)} in a "
+                            f"hand {seat}: holds a complete set of {rank_plural(rank)} in a "
                             f"position in play; sets are laid the moment they complete"
                         )
         missing = [card_str(base) for base, left in remaining.items() for _ in range(left)]
@@ -496,7 +497,9 @@ class Game:
             raise IllegalAsk(f"seat {target} holds no cards and cannot be asked")
         held = self._hands[asker].get(rank)
         if not held:
-            raise IllegalAsk(f"you hold no {rank_name(rank)}: you may only ask for a rank you hold")
+            raise IllegalAsk(
+                f"you hold no {rank_plural(rank)}: you may only ask for a rank you hold"
+            )
         if self._card_asks and rank != JOKER:
             if index in self._laid_cards:
                 raise IllegalAsk(f"{card_str(card_id(rank, index % 4))} is already in a catch")
@@ -684,12 +687,6 @@ class Game:
             winners = tuple(seat for seat in range(self._players) if catches[seat] == best_count)
         self._winners = winners
         self._events.append(GameOver(winners, catches, points, reason))
-
-
-def rank_name(rank: int) -> str:
-    from gofish_env.events import rank_plural
-
-    return rank_plural(rank)
 
 
 @cache
