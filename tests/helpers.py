@@ -119,9 +119,14 @@ def dealt(rules: Rules, seed: int) -> tuple[list[list[str]], list[str], int]:
     return hands, top_first[count:], first
 
 
-def snapshot(game: Game) -> tuple:
-    """Everything observable about a game, to check that a refused ask changed nothing."""
+def snapshot(game: Game, events_tail: int | None = None) -> tuple:
+    """Everything observable about a game, to check that a refused ask changed nothing.
+    With ``events_tail`` the log is its length and last few events, not a full copy."""
     seats = range(game.players)
+    if events_tail is None:
+        log = game.events
+    else:
+        log = (game.num_events, game.events_since(max(0, game.num_events - events_tail)))
     return (
         [game.hand(seat) for seat in seats],
         game.pool_cards(),
@@ -131,6 +136,6 @@ def snapshot(game: Game) -> tuple:
         game.is_over,
         game.winners,
         game.num_asks,
-        game.events,
+        log,
         game.legal_asks(),
     )
