@@ -334,6 +334,19 @@ class ClassicWrapper(pz_wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self._raw.observe(agent)
 
+    def last(self, observe: bool = True) -> tuple:
+        """``AECEnv.last`` reading the raw env directly (the loop calls it every step)."""
+        raw = self._raw
+        agent = self._guard("agent_selection")
+        observation = raw.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
     def step(self, action: int | None) -> None:
         raw = self._raw
         if not self._has_reset:

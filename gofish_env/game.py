@@ -299,8 +299,10 @@ class Game:
     def hand_counts(self, seat: int) -> list[int]:
         """How many cards of each rank the seat holds, by rank index."""
         self._check_seat(seat, "seat")
-        hand = self._hands[seat]
-        return [len(hand.get(rank, ())) for rank in range(self._ranks)]
+        counts = [0] * self._ranks
+        for rank, group in self._hands[seat].items():
+            counts[rank] = len(group)
+        return counts
 
     def hand_size(self, seat: int) -> int:
         self._check_seat(seat, "seat")

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
+import numba
 import numpy as np
 
 from gofish_env.cards import RANK_POINTS
@@ -78,6 +79,7 @@ class PublicKnowledge:
         self.least = np.zeros((players, ranks), np.int64)
         self.most = np.full((players, ranks), UNBOUNDED, np.int64)
         self.laid = np.zeros(ranks, np.int64)
+        self.unlaid = self.copies.copy()  # cards of each rank not in catches
         self.catches: list[list[int]] = [[] for _ in range(players)]
         self.points = [0] * players
         self.out = [False] * players
@@ -127,6 +129,7 @@ class PublicKnowledge:
                 seat, rank = event.seat, event.rank
                 sizes[seat] -= self.set_size
                 self.laid[rank] += self.set_size
+                self.unlaid[rank] -= self.set_size
                 self.catches[seat].append(rank)
                 self.points[seat] += RANK_POINTS[rank]
                 least[seat, rank] = max(least[seat, rank] - self.set_size, 0)
@@ -155,6 +158,7 @@ class PublicKnowledge:
                 self.catches[seat].append(rank)
                 self.points[seat] += RANK_POINTS[rank]
                 self.laid[rank] += self.set_size
+                self.unlaid[rank] -= self.set_size
         for seat in range(self.players):
             if not self.hand_sizes[seat] and not self.pool_size:
                 self.out[seat] = True
@@ -173,30 +177,83 @@ class PublicKnowledge:
 
     def opponent_bounds(self, seat: int, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``bounds`` for the opponents only, in order from the viewer's left."""
-        opponents = self._opponents[seat]
-        sizes = np.array(self.hand_sizes)[opponents, None]
-        unseen = (self.copies - self.laid) - own
-        high = np.minimum(self.most[opponents], sizes)
-        # No hand holds a complete set: it would have been laid.
-        np.minimum(high, np.minimum(unseen, self.hand_cap), out=high)
-        low = np.minimum(self.least[opponents], high)
-        pool = self.pool_size
-        # Near the end of the pool the rules feed each other: a second pass finds more.
-        for _ in range(2 if pool < self.max_copies else 1):
-            # (np.add.reduce: ndarray.sum's Python wrapper costs as much as the sum here.)
-            # What the other opponents are proved to hold is not in this one's hand,
-            np.minimum(high, (unseen - np.add.reduce(low, 0)) + low, out=high)
-            # and what its own other ranks are proved to hold leaves room for no more.
-            np.minimum(high, (sizes - np.add.reduce(low, 1)[:, None]) + low, out=high)
-            # A hand of n cards holds at least n minus what its other ranks can hold.
-            np.maximum(low, (sizes - np.add.reduce(high, 1)[:, None]) + high, out=low)
-            if pool < self.max_copies:
-                # A pool of n cards holds at most n of a rank; the rest are in hands.
-                np.maximum(low, (unseen - pool - np.add.reduce(high, 0)) + high, out=low)
+        shape = (self.players - 1, self.ranks)
+        low, high = np.empty(shape, np.int64), np.empty(shape, np.int64)
+        opponent_bounds_kernel(
+            self.least,
+            self.most,
+            np.array(self.hand_sizes, np.int64),
+            np.asarray(own, np.int64),
+            self.unlaid,
+            self.hand_cap,
+            self.pool_size,
+            self.max_copies,
+            seat,
+            low,
+            high,
+        )
         return low, high
 
 
-@dataclass
+@numba.njit(cache=True)
+def opponent_bounds_kernel(
+    least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high
+):
+    """Fill ``low`` / ``high`` (opponents from the viewer's left x ranks) with what seat
+    ``seat`` may deduce from the public ``least`` / ``most``, the hand ``sizes``, its own
+    counts ``own`` and the cards not laid (``max_copies``: most copies of any rank in the
+    deck). Compiled: a handful of numpy calls on arrays this
+    small cost their call overhead, and the observation needs this at every step."""
+    players, ranks = least.shape
+    opponents = players - 1
+    unseen = unlaid - own
+    for k in range(opponents):
+        seat_k = (seat + 1 + k) % players
+        for rank in range(ranks):
+            # No hand holds a complete set: it would have been laid.
+            top = min(most[seat_k, rank], sizes[seat_k], unseen[rank], hand_cap[rank])
+            high[k, rank] = top
+            low[k, rank] = min(least[seat_k, rank], top)
+    opp_sizes = np.empty(opponents, np.int64)
+    for k in range(opponents):
+        opp_sizes[k] = sizes[(seat + 1 + k) % players]
+    # Near the end of the pool the rules feed each other: a second pass finds more.
+    near_end = pool < max_copies
+    column = np.empty(ranks, np.int64)
+    row = np.empty(opponents, np.int64)
+    for _ in range(2 if near_end else 1):
+        # What the other opponents are proved to hold is not in this one's hand,
+        column[:] = 0
+        row[:] = 0
+        for k in range(opponents):
+            for rank in range(ranks):
+                column[rank] += low[k, rank]
+                row[k] += low[k, rank]
+        for k in range(opponents):
+            for rank in range(ranks):
+                # and what its own other ranks are proved to hold leaves room for no more.
+                high[k, rank] = min(
+                    high[k, rank],
+                    unseen[rank] - column[rank] + low[k, rank],
+                    opp_sizes[k] - row[k] + low[k, rank],
+                )
+        column[:] = 0
+        row[:] = 0
+        for k in range(opponents):
+            for rank in range(ranks):
+                column[rank] += high[k, rank]
+                row[k] += high[k, rank]
+        for k in range(opponents):
+            for rank in range(ranks):
+                # A hand of n cards holds at least n minus what its other ranks can hold;
+                floor = max(low[k, rank], opp_sizes[k] - row[k] + high[k, rank])
+                if near_end:
+                    # a pool of n cards holds at most n of a rank; the rest are in hands.
+                    floor = max(floor, unseen[rank] - pool - column[rank] + high[k, rank])
+                low[k, rank] = floor
+
+
+@dataclass(slots=True)
 class AskRecord:
     """One public ask and its answer, for the recent-history part of an observation."""
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from gofish_env.cards import RANK_POINTS
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
-from gofish_env.knowledge import PlayerView, PublicKnowledge
+from gofish_env.knowledge import PlayerView, PublicKnowledge, opponent_bounds_kernel
 from gofish_env.rules import Rules
 
 DEFAULT_HISTORY = 8
@@ -174,146 +175,108 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
 class ObservationEncoder:
     """The fast path used by the environments; gives exactly what ``encode`` gives.
 
-    The public part of every seat's observation is kept current event by event in one
-    buffer laid out by absolute seat, so a seat's observation is a single gather from it
-    after writing the viewer's own hand and knowledge bounds (nothing is re-encoded that has
-    not changed). It reads only public events and, per call, the viewer's own hand.
+    Public facts that change rarely (catches, tiebreak points, caught ranks, who is out)
+    are kept event by event in one buffer laid out by absolute seat; the last asks are kept
+    as integers in a ring. A seat's observation is then one compiled call
+    (``fill_observation``): a gather of that buffer into the viewer's seat order, the hand
+    sizes, pool and recent asks turned relative to the viewer, and the parts only the
+    viewer may know: its own hand and the knowledge bounds it deduces with it. Nothing is
+    re-encoded that has not changed. It reads only public events and, per call, the
+    viewer's own hand.
     """
 
     def __init__(self, layout: ObservationLayout, public: PublicKnowledge):
         rules = layout.rules
-        players, ranks, asks, history = rules.players, rules.ranks, rules.ask_count, layout.history
+        players, ranks, history = rules.players, rules.ranks, layout.history
         self.layout = layout
         self.public = public
         self.players = players
-        self.asks = asks
-        self.set_size = rules.set_size
+        self.history = history
         # Divisions as in ``encode``, so both give the same float32 values bit for bit.
-        self.max_held = layout.max_held
-        self.max_hand = layout.max_hand
         self.total_sets = rules.total_sets
         self.max_points = layout.max_points
         self.max_rank_catches = layout.max_catches_of_rank
-        self.deck_size = rules.deck_size
-        self.row = 1 + 2 * players + asks + 3
-        size = 0
-
-        def slots(*shape: int) -> np.ndarray:
-            nonlocal size
-            count = int(np.prod(shape))
-            block = np.arange(size, size + count).reshape(shape)
-            size += count
-            return block
-
-        self.own = slots(ranks)
-        self.hand = slots(players)
-        self.catch = slots(players)
-        self.points = slots(players)
-        self.caught = slots(players, ranks)
-        self.out = slots(players)
-        self.to_move = slots(players)
-        self.pool = slots(1)
-        self.least = slots(players, ranks)
-        self.most = slots(players, ranks)
-        self.none = slots(players, ranks)
-        history_slots = slots(history, self.row)
-        self.history_start = int(history_slots.flat[0]) if history else size
-        self.buffer = np.zeros(size, np.float32)
-        self.history_rows = self.buffer[self.history_start : size].reshape(history, self.row)
-        self.gather = [self._gather(seat, history_slots) for seat in range(players)]
-        # Contiguous blocks are written through slices, cheaper than index arrays.
-        self.hand_slice = _as_slice(self.hand)
+        # The buffer holds, by absolute seat, the sections from catch_counts to out.
+        self.catch = np.arange(players)
+        self.points = self.catch + players
+        self.caught = np.arange(ranks * players).reshape(players, ranks) + 2 * players
+        self.out = np.arange(players) + 2 * players + ranks * players
+        self.buffer = np.zeros(3 * players + ranks * players, np.float32)
+        self.gather = []
+        for seat in range(players):
+            order = [(seat + k) % players for k in range(players)]
+            parts = [self.catch[order], self.points[order], self.caught[order], self.out[order]]
+            self.gather.append(np.concatenate([part.ravel() for part in parts]))
+        # Recent asks: asker, target, rank or card, cards handed over, went fishing, shown.
+        self.ask_ring = np.zeros((history, 6), np.int64)
+        self.num_asks = 0
         sections = layout.sections
-        self.own_slice = slice(sections["own_hand"].start, sections["own_hand"].stop)
-        self.to_move_start = sections["to_move"].start
-        assert sections["least_held"].stop == sections["most_held"].start
-        self.bounds_slice = slice(sections["least_held"].start, sections["most_held"].stop)
-        self.none_slice = slice(sections["known_none"].start, sections["known_none"].stop)
+        assert sections["catch_counts"].start + self.buffer.size == sections["out"].stop
+        self.offsets = np.array(
+            [
+                sections[name].start
+                for name in (
+                    "own_hand",
+                    "hand_sizes",
+                    "catch_counts",
+                    "to_move",
+                    "pool_size",
+                    "least_held",
+                    "most_held",
+                    "known_none",
+                    "recent_asks",
+                )
+            ]
+            + [layout.max_held, layout.max_hand, rules.deck_size, rules.ask_count],
+            np.int64,
+        )
         self.num_events = 0
-
-    def _gather(self, seat: int, history_slots: np.ndarray) -> np.ndarray:
-        """For each position of ``seat``'s observation, its slot in the buffer."""
-        players = self.players
-        order = [(seat + k) % players for k in range(players)]
-        opponents = order[1:]
-        # History rows hold absolute seats; the viewer sees them relative to itself.
-        columns = [0, *(1 + s for s in order), *(1 + players + s for s in order)]
-        columns += list(range(1 + 2 * players, self.row))
-        parts = [
-            self.own,
-            self.hand[order],
-            self.catch[order],
-            self.points[order],
-            self.caught[order],
-            self.out[order],
-            self.to_move[order],
-            self.pool,
-            self.least[opponents],
-            self.most[opponents],
-            self.none[opponents],
-            history_slots[:, columns],
-        ]
-        gather = np.concatenate([part.ravel() for part in parts])
-        assert gather.size == self.layout.size
-        return gather
 
     def attach(self, public: PublicKnowledge) -> None:
         """Start over for a new game whose knowledge is ``public`` (the index tables are
         kept: they depend only on the layout)."""
         self.public = public
-        self.buffer[:] = 0.0
+        self._clear()
         self.num_events = 0
 
-    def __getstate__(self) -> dict:
-        # ``history_rows`` is a view into ``buffer``; a copy (pickle, deepcopy) would carry a
-        # detached array and stop updating the history. Rebuilt over the copied buffer.
-        state = self.__dict__.copy()
-        del state["history_rows"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.history_rows = self.buffer[self.history_start :].reshape(self.layout.history, self.row)
+    def _clear(self) -> None:
+        self.buffer[:] = 0.0
+        self.ask_ring[:] = 0
+        self.num_asks = 0
 
     def update(self, events) -> None:
         """Fold in new public events (after ``public`` has taken them)."""
-        buffer = self.buffer
-        rows = self.history_rows
+        ring = self.ask_ring
+        history = self.history
         for event in events:
             kind = type(event)
             if kind is Ask:
-                if len(rows):
-                    rows[1:] = rows[:-1]
-                    row = rows[0]
-                    row[:] = 0.0
-                    row[0] = 1.0
-                    row[1 + event.asker] = 1.0
-                    row[1 + self.players + event.target] = 1.0
-                    what = event.rank if event.card is None else event.card
-                    row[1 + 2 * self.players + what] = 1.0
+                if history:
+                    row = ring[self.num_asks % history]
+                    row[0] = event.asker
+                    row[1] = event.target
+                    row[2] = event.rank if event.card is None else event.card
+                    row[3] = row[4] = row[5] = 0
+                self.num_asks += 1
+            elif not history or not self.num_asks:
+                pass
             elif kind is Hit:
-                if len(rows):
-                    rows[0, -3] = event.count / self.max_held
+                ring[(self.num_asks - 1) % history, 3] = event.count
             elif kind is GoFish:
-                if len(rows):
-                    rows[0, -2] = 1.0
-            elif kind is Draw:
-                if event.rank is not None and len(rows):
-                    rows[0, -1] = 1.0
-            elif kind is Catch:
+                ring[(self.num_asks - 1) % history, 4] = 1
+            elif kind is Draw and event.rank is not None:
+                ring[(self.num_asks - 1) % history, 5] = 1
+            if kind is Catch:
                 self._write_catches(event.seat)
             elif kind is Out:
-                buffer[self.out[event.seat]] = 1.0
+                self.buffer[self.out[event.seat]] = 1.0
             elif kind is Deal:
-                buffer[:] = 0.0
+                self._clear()
                 for seat in range(self.players):
                     self._write_catches(seat)
                 for seat in range(self.players):
                     if not event.hand_sizes[seat] and not event.pool_size:
-                        buffer[self.out[seat]] = 1.0
-        public = self.public
-        buffer[self.hand_slice] = np.array(public.hand_sizes) / self.max_hand
-        buffer[self.pool[0]] = public.pool_size / self.deck_size
+                        self.buffer[self.out[seat]] = 1.0
         self.num_events += len(events)
 
     def _write_catches(self, seat: int) -> None:
@@ -326,22 +289,105 @@ class ObservationEncoder:
 
     def observe(self, seat: int, own_counts, current_player: int | None) -> np.ndarray:
         """``seat``'s observation vector (a new array)."""
-        # The viewer's own parts are written straight into its (relative) observation; their
-        # slots in the shared buffer stay zero.
-        obs = self.buffer[self.gather[seat]]
-        own = np.array(own_counts)
-        obs[self.own_slice] = own / self.max_held
-        if current_player is not None:
-            obs[self.to_move_start + (current_player - seat) % self.players] = 1.0
-        low, high = self.public.opponent_bounds(seat, own)
-        # least_held and most_held are adjacent sections: one division fills both.
-        obs[self.bounds_slice] = np.concatenate((low, high), axis=None) / self.max_held
-        obs[self.none_slice] = (high == 0).ravel()
+        public = self.public
+        obs = np.zeros(self.layout.size, np.float32)
+        fill_observation(
+            obs,
+            seat,
+            -1 if current_player is None else current_player,
+            np.array(own_counts, np.int64),
+            np.array(public.hand_sizes, np.int64),
+            public.pool_size,
+            self.buffer,
+            self.gather[seat],
+            self.ask_ring,
+            self.num_asks,
+            public.least,
+            public.most,
+            public.unlaid,
+            public.hand_cap,
+            public.max_copies,
+            self.offsets,
+        )
         return obs
 
 
-def _as_slice(slots: np.ndarray) -> slice:
-    return slice(int(slots.flat[0]), int(slots.flat[-1]) + 1)
+@numba.njit(cache=True)
+def fill_observation(
+    obs,
+    seat,
+    current,
+    own,
+    sizes,
+    pool,
+    buffer,
+    gather,
+    ask_ring,
+    num_asks,
+    least,
+    most,
+    unlaid,
+    hand_cap,
+    max_copies,
+    offsets,
+):
+    """Write seat ``seat``'s observation into ``obs`` (zeros on entry): seats relative to
+    the viewer, its own hand, and the knowledge bounds it deduces with that hand.
+    ``current`` is the seat to move (-1: nobody); ``offsets`` holds the section starts and
+    the divisors (see ``ObservationEncoder``). Divisions are done in float64 and stored as
+    float32, as ``encode`` does, so both give the same values bit for bit."""
+    (
+        own_at,
+        hand_at,
+        public_at,
+        to_move_at,
+        pool_at,
+        least_at,
+        most_at,
+        none_at,
+        history_at,
+        max_held,
+        max_hand,
+        deck_size,
+        ask_count,
+    ) = offsets
+    players, ranks = least.shape
+    for rank in range(ranks):
+        obs[own_at + rank] = own[rank] / max_held
+    for k in range(players):
+        obs[hand_at + k] = sizes[(seat + k) % players] / max_hand
+    for i in range(gather.size):
+        obs[public_at + i] = buffer[gather[i]]
+    if current >= 0:
+        obs[to_move_at + (current - seat) % players] = 1.0
+    obs[pool_at] = pool / deck_size
+    low = np.empty((players - 1, ranks), np.int64)
+    high = np.empty((players - 1, ranks), np.int64)
+    opponent_bounds_kernel(
+        least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high
+    )
+    for k in range(players - 1):
+        for rank in range(ranks):
+            cell = k * ranks + rank
+            obs[least_at + cell] = low[k, rank] / max_held
+            obs[most_at + cell] = high[k, rank] / max_held
+            if high[k, rank] == 0:
+                obs[none_at + cell] = 1.0
+    # Recent asks, newest first: present, asker and target (one-hot, relative), what was
+    # asked for (one-hot), cards handed over, went fishing, fished card shown.
+    history = ask_ring.shape[0]
+    width = 1 + 2 * players + ask_count + 3
+    for j in range(min(history, num_asks)):
+        asker, target, what, hit, fished, shown = ask_ring[(num_asks - 1 - j) % history]
+        base = history_at + j * width
+        obs[base] = 1.0
+        obs[base + 1 + (asker - seat) % players] = 1.0
+        obs[base + 1 + players + (target - seat) % players] = 1.0
+        obs[base + 1 + 2 * players + what] = 1.0
+        tail = base + 1 + 2 * players + ask_count
+        obs[tail] = hit / max_held
+        obs[tail + 1] = fished
+        obs[tail + 2] = shown
 
 
 def observation_doc() -> str:

@@ -272,3 +272,55 @@ def test_bounds_are_sound_over_random_games(rules, games):
     assert stats["positions"] > games * 10
     # Not vacuous: many bounds are exact (own rows, laid ranks, misses, empty pools).
     assert stats["exact"] > stats["checks"] // 4
+
+
+# ----------------------------------------------------- the compiled kernel against numpy
+
+
+def numpy_opponent_bounds(public, seat: int, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same deductions as ``opponent_bounds_kernel``, written with whole-array numpy
+    operations (the implementation the kernel replaced), as an independent reference."""
+    players = public.players
+    opponents = [(seat + k) % players for k in range(1, players)]
+    sizes = np.array(public.hand_sizes)[opponents, None]
+    unseen = (public.copies - public.laid) - own
+    high = np.minimum(public.most[opponents], sizes)
+    high = np.minimum(high, np.minimum(unseen, public.hand_cap))
+    low = np.minimum(public.least[opponents], high)
+    pool = public.pool_size
+    near_end = pool < public.copies.max()
+    for _ in range(2 if near_end else 1):
+        high = np.minimum(high, unseen - low.sum(0) + low)
+        high = np.minimum(high, sizes - low.sum(1)[:, None] + low)
+        low = np.maximum(low, sizes - high.sum(1)[:, None] + high)
+        if near_end:
+            low = np.maximum(low, unseen - pool - high.sum(0) + high)
+    return low, high
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SOUNDNESS_CASES],
+    ids=[case[0] for case in SOUNDNESS_CASES],
+)
+def test_compiled_bounds_equal_the_numpy_reference(rules, games):
+    compared = differing_ranks = 0
+    for seed in range(max(games // 3, 5)):
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        chooser = random.Random(seed)
+        while not game.is_over and game.num_asks < 3000:
+            public = tracker.sync()
+            for viewer in range(rules.players):
+                own = np.array(game.hand_counts(viewer))
+                low, high = public.opponent_bounds(viewer, own)
+                ref_low, ref_high = numpy_opponent_bounds(public, viewer, own)
+                np.testing.assert_array_equal(low, ref_low)
+                np.testing.assert_array_equal(high, ref_high)
+                compared += 1
+                differing_ranks += int((low != high).sum())
+            game.ask(*chooser.choice(game.legal_asks()))
+    assert compared > 100
+    # Not only trivial positions (two players with the whole deck dealt know everything).
+    everything_known = rules.players == 2 and Game(rules, seed=0).pool_size == 0
+    assert differing_ranks > 0 or everything_known
