@@ -10,8 +10,10 @@ import pytest
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.opponents import make_opponent
 from training import evaluate as evaluate_module
 from training import train
+from training.imitation import collect_demonstrations, pretrain
 
 TINY = [
     "--timesteps",
@@ -187,3 +189,46 @@ def test_resume_continues_from_a_saved_model(tiny_run, tmp_path):
     )
     steps = [entry["timesteps"] for entry in report["history"]]
     assert steps[0] > 512  # counts on from the saved model's 512 steps
+
+
+def test_demonstrations_record_the_teachers_legal_asks_and_discounted_returns():
+    env = GoFishEnv(players=4, opponents="random", seat="random")
+    demos = collect_demonstrations(env, "hard", games=6, gamma=0.9, seed=2)
+    assert len(demos) > 6 * 5
+    assert demos.observations.shape == (len(demos), env.observation_space.shape[0])
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()  # every ask was legal
+    # Replaying the first game with the same teacher gives the same asks and the returns
+    # are the discounted sums of that game's rewards.
+    teacher = make_opponent("hard")
+    env.reset(seed=2)
+    teacher.reset(2)
+    rewards, done, step = [], False, 0
+    while not done:
+        action = teacher.act(env.aec, env.seat)
+        assert action == demos.actions[step]
+        _, reward, terminated, truncated, _ = env.step(action)
+        rewards.append(reward)
+        done, step = terminated or truncated, step + 1
+    expected = [sum(r * 0.9**k for k, r in enumerate(rewards[i:])) for i in range(step)]
+    np.testing.assert_allclose(demos.returns[:step], expected, rtol=1e-5)
+
+
+def test_pretraining_makes_the_network_pick_the_teachers_asks():
+    env = GoFishEnv(players=4, opponents="random", seat="random")
+    demos = collect_demonstrations(env, "hard", games=60, gamma=0.99, seed=0)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)
+    history = pretrain(model, demos, epochs=15, batch_size=64, seed=0)
+    assert history[-1]["policy_loss"] < history[0]["policy_loss"]
+    assert history[-1]["value_loss"] < history[0]["value_loss"]
+    assert history[-1]["agreement"] > 0.6
+    # The model PPO goes on with, acting greedily, repeats the teacher's asks.
+    actions, _ = model.predict(demos.observations, action_masks=demos.masks, deterministic=True)
+    assert (actions == demos.actions).mean() > 0.6
+
+
+@pytest.mark.slow
+def test_training_can_start_by_imitating_a_cpu(tmp_path):
+    imitation = ["--imitate", "hard", "--imitate-games", "30", "--imitate-epochs", "3"]
+    report = train.main([*TINY, "--out", str(tmp_path), *imitation])
+    assert len(report["imitation"]) == 3
+    assert report["imitation"][-1]["agreement"] > report["imitation"][0]["agreement"]

@@ -3,9 +3,10 @@
     python -m training.train --timesteps 750000 --opponents mix:random,easy,normal
     python -m training.train --opponents selfplay --timesteps 2000000 --envs 2
 
-Reads top to bottom: arguments, seeding, environments, the model, callbacks (evaluation
-against each CPU level, self-play snapshots, checkpoints), training, and the final report
-(model, evaluation JSON, learning-curve PNG, the win-rate table). TensorBoard logs go to
+Reads top to bottom: arguments, seeding, environments, the model, imitation of a CPU
+(optional), callbacks (evaluation against each CPU level, self-play snapshots,
+checkpoints), training, and the final report (model, evaluation JSON, learning-curve PNG,
+the win-rate table). TensorBoard logs go to
 OUT/NAME/tensorboard.
 """
 
@@ -31,6 +32,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
+from training.imitation import collect_demonstrations, pretrain
 from training.plots import plot_learning_curve
 from training.vec_env import TimedMaskedVecEnv
 
@@ -83,6 +85,14 @@ class Args:
         default="",
         metadata={"help": "continue training this saved model (.zip) instead of a new one"},
     )
+    imitate: str = field(
+        default="",
+        metadata={"help": "before PPO, fit the new network to this CPU level's play"},
+    )
+    imitate_games: int = field(
+        default=5000, metadata={"help": "imitation: games of the CPU's play to learn from"}
+    )
+    imitate_epochs: int = field(default=20, metadata={"help": "imitation: passes over those games"})
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -157,10 +167,14 @@ class SelfPlayCallback(BaseCallback):
         return True
 
 
+def starting_opponents(args: Args) -> str:
+    if args.opponents == "selfplay":
+        return "mix:" + args.selfplay_cpus  # until the first snapshot exists
+    return args.opponents
+
+
 def make_env(args: Args, rules: Rules, rank: int):
-    opponents = args.opponents
-    if opponents == "selfplay":
-        opponents = "mix:" + args.selfplay_cpus  # until the first snapshot exists
+    opponents = starting_opponents(args)
 
     def build():
         torch.set_num_threads(1)  # opponents' models must not fight over the cores
@@ -223,6 +237,29 @@ def main(argv: list[str] | None = None) -> dict:
             verbose=0,
         )
 
+    # Imitation (optional): the new network first learns the CPU's play, in the seat and
+    # against the opponents it will train with.
+    imitation: list[dict] = []
+    if args.imitate and not args.resume:
+        teacher_env = GoFishEnv(
+            rules=rules, opponents=starting_opponents(args), seat="random", reward=args.reward
+        )
+        demos = collect_demonstrations(
+            teacher_env, args.imitate, args.imitate_games, args.gamma, args.seed, args.progress
+        )
+        imitation = pretrain(
+            model,
+            demos,
+            args.imitate_epochs,
+            args.batch_size,
+            seed=args.seed,
+            progress=args.progress,
+        )
+        console.print(
+            f"Imitated {args.imitate}: {len(demos):,} asks; the network picks the CPU's ask "
+            f"{100 * imitation[-1]['agreement']:.0f}% of the time."
+        )
+
     history: list[dict] = []
     evaluation = EvaluationCallback(args, rules, history)
     callbacks = [
@@ -269,6 +306,7 @@ def main(argv: list[str] | None = None) -> dict:
         "final": results_json(final),
         "history": history,
         "timing": timing,
+        "imitation": imitation,
         "snapshots": selfplay.snapshots if selfplay is not None else [],
         "opponents_at_end": env.get_attr("opponent_specs"),
     }
