@@ -34,7 +34,7 @@ from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
 from training.imitation import collect_demonstrations, pretrain
 from training.plots import plot_learning_curve
-from training.vec_env import TimedMaskedVecEnv
+from training.vec_env import SpinningSubprocVecEnv, TimedMaskedVecEnv
 
 
 @dataclass
@@ -58,8 +58,12 @@ class Args:
     )
     timesteps: int = field(default=750_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
-    subproc: bool = field(
-        default=True, metadata={"help": "run the environments in SubprocVecEnv processes"}
+    vec_env: str = field(
+        default="spinning",
+        metadata={
+            "help": "spinning (SubprocVecEnv whose processes wait on their pipes without "
+            "sleeping between steps), subproc (SB3's SubprocVecEnv) or dummy (in-process)"
+        },
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
     n_steps: int = field(default=1024, metadata={"help": "PPO rollout steps per env"})
@@ -95,6 +99,9 @@ class Args:
     imitate_epochs: int = field(default=20, metadata={"help": "imitation: passes over those games"})
 
 
+VEC_ENVS = {"spinning": SpinningSubprocVecEnv, "subproc": SubprocVecEnv, "dummy": DummyVecEnv}
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for arg in dataclasses.fields(Args):
@@ -113,7 +120,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
                 default=arg.default,
                 help=arg.metadata["help"],
             )
-    return Args(**vars(parser.parse_args(argv)))
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.vec_env not in VEC_ENVS:
+        parser.error(f"--vec-env: got {args.vec_env!r}; allowed: {', '.join(VEC_ENVS)}")
+    return args
 
 
 class EvaluationCallback(BaseCallback):
@@ -199,11 +209,12 @@ def main(argv: list[str] | None = None) -> dict:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(1 if args.subproc and args.envs > 1 else os.cpu_count() or 1)
+    in_process = args.vec_env == "dummy" or args.envs == 1
+    torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
 
     # Environments: the learner sits at a random seat each episode.
     builders = [make_env(args, rules, rank) for rank in range(args.envs)]
-    vec_cls = SubprocVecEnv if args.subproc and args.envs > 1 else DummyVecEnv
+    vec_cls = DummyVecEnv if in_process else VEC_ENVS[args.vec_env]
     env = TimedMaskedVecEnv(vec_cls(builders))
     env.seed(args.seed)
 

@@ -1,0 +1,95 @@
+"""The spinning SubprocVecEnv: the same results as SB3's vectorized envs, and its commands."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from gofish_env.gym_env import GoFishEnv
+from training.vec_env import SpinningConnection, SpinningSubprocVecEnv
+
+
+def builders(count: int = 2):
+    return [lambda k=k: GoFishEnv(players=3, opponents="easy", seat=k) for k in range(count)]
+
+
+def play(venv, steps: int = 200) -> list:
+    """Seeded random legal play; everything the vec env returned."""
+    venv.seed(11)
+    record = [venv.reset().copy()]
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = venv.env_method("action_masks")
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        observation, rewards, dones, infos = venv.step(actions)
+        record += [observation.copy(), rewards.copy(), dones.copy()]
+        record += [info.get("terminal_observation") for info in infos]
+    venv.close()
+    return record
+
+
+def assert_same(first: list, second: list) -> None:
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.slow
+def test_spinning_vec_env_steps_exactly_like_dummy_and_subproc():
+    spinning = play(SpinningSubprocVecEnv(builders()))
+    assert_same(spinning, play(DummyVecEnv(builders())))
+    assert_same(spinning, play(SubprocVecEnv(builders())))
+    assert any(
+        isinstance(item, np.ndarray) and item.dtype == bool and item.any() for item in spinning
+    )
+
+
+@pytest.mark.slow
+def test_spinning_vec_env_answers_every_command():
+    venv = SpinningSubprocVecEnv(builders(3), spin_seconds=0.0005)
+    try:
+        assert isinstance(venv, SubprocVecEnv)
+        assert venv.num_envs == 3
+        assert venv.get_attr("seat") == [0, 1, 2]
+        assert venv.get_attr("seat", indices=[2]) == [2]
+        venv.set_attr("illegal_reward", -5.0, indices=[1])
+        assert venv.get_attr("illegal_reward") == [-1.0, -5.0, -1.0]
+        venv.env_method("set_opponents", "hard", indices=[0])
+        assert venv.get_attr("opponent_specs")[0] == ["hard", "hard"]
+        assert venv.has_attr("action_masks")
+        assert venv.env_is_wrapped(GoFishEnv.__mro__[1]) == [False] * 3  # gymnasium.Env
+        venv.reset()
+        # Long pauses (past the spin window) leave the processes asleep; they still answer.
+        time.sleep(0.01)
+        masks = venv.env_method("action_masks")
+        assert [mask.dtype for mask in masks] == [bool] * 3
+    finally:
+        venv.close()
+    assert venv.closed and all(not process.is_alive() for process in venv.processes)
+
+
+def test_spinning_connection_receives_within_and_after_the_spin_window():
+    import multiprocessing as mp
+    import threading
+
+    left, right = mp.Pipe()
+    spinning = SpinningConnection(left, spin_seconds=0.002)
+    right.send("ready")
+    assert spinning.recv() == "ready"  # already there
+    for delay in (0.0005, 0.05):  # inside the spin window, then long after it (blocking)
+        timer = threading.Timer(delay, right.send, args=(delay,))
+        start = time.perf_counter()
+        timer.start()
+        assert spinning.recv() == delay
+        assert time.perf_counter() - start >= delay
+        timer.join()
+    spinning.send("ping")
+    assert right.recv() == "ping"
+    spinning.close()
+    assert left.closed
