@@ -32,7 +32,8 @@ _DOC = """Go Fish as a PettingZoo AEC environment (``gofish_v0``).
 | Action ``a`` by seat ``s`` | asks seat ``(s + 1 + a // A) % P`` for rank (or card) ``a % A`` |
 | Observation | ``Dict(observation=Box(0, 1, (N,), float32),`` |
 | | ``action_mask=Box(0, 1, ((P - 1) * A,), int8))`` |
-| Rewards | "catches", "catch_points", "catches+tiebreak", "win", "zero_sum", or weights |
+| Rewards | "catches", "catch_points", "catches+tiebreak", "win", "zero_sum", |
+| | "catch_margin", or weights |
 | Episode end | termination when the game ends; truncation after ``max_asks`` asks |
 
 Actions: ``codec.to_ask(seat, action)`` and ``codec.to_action(seat, target, rank)`` convert

@@ -10,7 +10,9 @@ Components (per seat, per step):
   in match play (``Rules.match_target``) the end is the match's, not each game's.
 
 ``zero_sum=True`` pays each seat its own reward minus the mean of the other seats'
-rewards, so every step's rewards sum to zero.
+rewards, so every step's rewards sum to zero. Named schemes: ``"zero_sum"`` is the zero-sum
+form of ``win``; ``"catch_margin"`` that of ``catch`` (a seat's return is its catches minus
+the mean of the other seats' catches, so a catch an opponent lays costs it too).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ NAMED_SCHEMES: dict[str, dict] = {
     "catches+tiebreak": {"catch": 1.0, "tiebreak": 1.0},
     "win": {"win": 1.0},
     "zero_sum": {"win": 1.0, "zero_sum": True},
+    "catch_margin": {"catch": 1.0, "zero_sum": True},
 }
 
 

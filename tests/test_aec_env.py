@@ -508,7 +508,7 @@ def test_reset_with_a_game_of_other_rules_raises():
 
 # ----------------------------------------------------------------------------- rewards
 
-SCHEMES = ("catches", "catch_points", "catches+tiebreak", "win", "zero_sum")
+SCHEMES = ("catches", "catch_points", "catches+tiebreak", "win", "zero_sum", "catch_margin")
 
 
 def rewards_after(game: Game, reward, actions: list[tuple[int, int]]):
@@ -537,6 +537,7 @@ def catch_on_askers_turn() -> Game:
         ("catches+tiebreak", 1 + 7 / (TABLE_POINTS + 1)),
         ("win", 0.0),
         ("zero_sum", 0.0),
+        ("catch_margin", 1.0),
         ({"catch": 2.0, "catch_points": 1.0}, 2.5),
         ({"catch": 1, "win": 10}, 1.0),
         ({"tiebreak": -1.0}, -7 / (TABLE_POINTS + 1)),
@@ -547,7 +548,8 @@ def test_catch_on_the_askers_turn_pays_the_asker(reward, expected):
     assert env.game.events[-2:] == [Hit(0, 1, SEVEN, 1), Catch(0, SEVEN)]
     assert env.agent_selection == "player_0"  # a hit: seat 0 asks again
     assert env.rewards["player_0"] == pytest.approx(expected)
-    assert all(env.rewards[f"player_{seat}"] == 0 for seat in (1, 2, 3))
+    others = -1 / 3 if reward == "catch_margin" else 0  # minus a third of seat 0's catch
+    assert all(env.rewards[f"player_{seat}"] == pytest.approx(others) for seat in (1, 2, 3))
     _, last_reward, *_ = env.last()
     assert last_reward == pytest.approx(expected)
     parts = env.infos["player_0"]["reward_components"]
@@ -663,6 +665,7 @@ LEVEL = [["2", "3", "4", "A"], ["5", "6", "7", "8", "10"], ["9", "J", "Q"]]  # 3
                 "zero_sum": [-0.5, 1, -0.5],
                 "catches": [1, 0, 0],
                 "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_margin": [1, -0.5, -0.5],
                 "catch_points": [13 / 14, 0, 0],
                 "custom": [2 + 0, 10, 0],
             },
@@ -677,6 +680,7 @@ LEVEL = [["2", "3", "4", "A"], ["5", "6", "7", "8", "10"], ["9", "J", "Q"]]  # 3
                 "zero_sum": [0.25, 0.25, -0.5],
                 "catches": [1, 0, 0],
                 "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_margin": [1, -0.5, -0.5],
                 "catch_points": [13 / 14, 0, 0],
                 "custom": [2 + 5, 5, 0],
             },
@@ -691,6 +695,7 @@ LEVEL = [["2", "3", "4", "A"], ["5", "6", "7", "8", "10"], ["9", "J", "Q"]]  # 3
                 "zero_sum": [0.25, 0.25, -0.5],
                 "catches": [1, 0, 0],
                 "catches+tiebreak": [1 + 13 / 105, 0, 0],
+                "catch_margin": [1, -0.5, -0.5],
                 "catch_points": [13 / 14, 0, 0],
                 "custom": [2 + 5, 5, 0],
             },
@@ -713,7 +718,7 @@ def test_rewards_at_the_end_of_the_game(rules, catches, winners, expected):
                 1 / len(winners) if seat in winners else 0
             )
         assert all(env.terminations.values())
-        if reward == "zero_sum":
+        if reward in ("zero_sum", "catch_margin"):
             assert sum(got) == pytest.approx(0)
 
 

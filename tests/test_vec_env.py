@@ -9,7 +9,7 @@ import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
-from training.vec_env import SpinningConnection, SpinningSubprocVecEnv
+from training.vec_env import SpinningConnection, SpinningSubprocVecEnv, SplitVecEnv
 
 
 def builders(count: int = 2):
@@ -41,13 +41,36 @@ def assert_same(first: list, second: list) -> None:
 
 
 @pytest.mark.slow
-def test_spinning_vec_env_steps_exactly_like_dummy_and_subproc():
-    spinning = play(SpinningSubprocVecEnv(builders()))
-    assert_same(spinning, play(DummyVecEnv(builders())))
-    assert_same(spinning, play(SubprocVecEnv(builders())))
-    assert any(
-        isinstance(item, np.ndarray) and item.dtype == bool and item.any() for item in spinning
-    )
+@pytest.mark.parametrize("local", [1, 2, 3])
+def test_split_and_spinning_vec_envs_step_exactly_like_dummy_and_subproc(local):
+    dummy = play(DummyVecEnv(builders(3)))
+    assert_same(play(SplitVecEnv(builders(3), local=local)), dummy)
+    if local == 1:
+        assert_same(play(SpinningSubprocVecEnv(builders(3))), dummy)
+        assert_same(play(SubprocVecEnv(builders(3))), dummy)
+    # Episodes ended within the run: terminal observations and automatic resets compared.
+    assert sum(item.sum() for item in dummy[3::6]) > 0
+
+
+@pytest.mark.slow
+def test_split_vec_env_routes_commands_to_the_right_environment():
+    venv = SplitVecEnv(builders(3), local=1)
+    try:
+        assert venv.num_envs == 3
+        assert venv.get_attr("seat") == [0, 1, 2]
+        assert venv.get_attr("seat", indices=[2, 0]) == [2, 0]
+        venv.set_attr("illegal_reward", -5.0, indices=[0, 2])
+        assert venv.get_attr("illegal_reward") == [-5.0, -1.0, -5.0]
+        venv.env_method("set_opponents", "hard", indices=2)
+        assert [specs[0] for specs in venv.get_attr("opponent_specs")] == ["easy", "easy", "hard"]
+        assert venv.env_is_wrapped(GoFishEnv.__mro__[1]) == [False] * 3
+        observations = venv.reset()
+        assert observations.shape == (3, venv.observation_space.shape[0])
+        assert len(venv.reset_infos) == 3
+    finally:
+        venv.close()
+    with pytest.raises(ValueError, match="local"):
+        SplitVecEnv(builders(2), local=0)
 
 
 @pytest.mark.slow
@@ -79,17 +102,21 @@ def test_spinning_connection_receives_within_and_after_the_spin_window():
     import threading
 
     left, right = mp.Pipe()
-    spinning = SpinningConnection(left, spin_seconds=0.002)
-    right.send("ready")
+    to_right, to_left = mp.RawValue("Q", 0), mp.RawValue("Q", 0)
+    spinning = SpinningConnection(left, 0.002, sent=to_right, received=to_left)
+    other = SpinningConnection(right, 0.002, sent=to_left, received=to_right)
+    other.send("ready")
+    assert to_left.value == 1
     assert spinning.recv() == "ready"  # already there
-    for delay in (0.0005, 0.05):  # inside the spin window, then long after it (blocking)
-        timer = threading.Timer(delay, right.send, args=(delay,))
+    for delay in (0.0005, 0.05):  # inside the spin window, then long after it (asleep)
+        timer = threading.Timer(delay, other.send, args=(delay,))
         start = time.perf_counter()
         timer.start()
         assert spinning.recv() == delay
         assert time.perf_counter() - start >= delay
         timer.join()
     spinning.send("ping")
-    assert right.recv() == "ping"
+    assert other.recv() == "ping"
+    assert (to_right.value, to_left.value) == (1, 3)
     spinning.close()
     assert left.closed

@@ -34,7 +34,7 @@ from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
 from training.imitation import collect_demonstrations, pretrain
 from training.plots import plot_learning_curve
-from training.vec_env import SpinningSubprocVecEnv, TimedMaskedVecEnv
+from training.vec_env import SpinningSubprocVecEnv, SplitVecEnv, TimedMaskedVecEnv
 
 
 @dataclass
@@ -59,10 +59,11 @@ class Args:
     timesteps: int = field(default=750_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
-        default="spinning",
+        default="split",
         metadata={
-            "help": "spinning (SubprocVecEnv whose processes wait on their pipes without "
-            "sleeping between steps), subproc (SB3's SubprocVecEnv) or dummy (in-process)"
+            "help": "split (one env in this process, the rest in spinning worker processes), "
+            "spinning (every env in a worker that stays awake between steps), subproc "
+            "(SB3's SubprocVecEnv) or dummy (all in this process)"
         },
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
@@ -72,6 +73,10 @@ class Args:
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
     gamma: float = field(default=0.995, metadata={"help": "discount factor"})
     ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    clip_range: float = field(default=0.2, metadata={"help": "PPO clipping of the policy ratio"})
+    target_kl: float = field(
+        default=0.0, metadata={"help": "stop an update's epochs past this KL (0: never)"}
+    )
     net_arch: str = field(default="256,256", metadata={"help": "hidden layer sizes"})
     eval_every: int = field(default=50_000, metadata={"help": "steps between evaluations"})
     eval_deals: int = field(default=25, metadata={"help": "duplicate deals per CPU per eval"})
@@ -99,7 +104,12 @@ class Args:
     imitate_epochs: int = field(default=20, metadata={"help": "imitation: passes over those games"})
 
 
-VEC_ENVS = {"spinning": SpinningSubprocVecEnv, "subproc": SubprocVecEnv, "dummy": DummyVecEnv}
+VEC_ENVS = {
+    "split": SplitVecEnv,
+    "spinning": SpinningSubprocVecEnv,
+    "subproc": SubprocVecEnv,
+    "dummy": DummyVecEnv,
+}
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -209,14 +219,15 @@ def main(argv: list[str] | None = None) -> dict:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    in_process = args.vec_env == "dummy" or args.envs == 1
-    torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
 
     # Environments: the learner sits at a random seat each episode.
     builders = [make_env(args, rules, rank) for rank in range(args.envs)]
+    in_process = args.vec_env == "dummy" or args.envs == 1
     vec_cls = DummyVecEnv if in_process else VEC_ENVS[args.vec_env]
     env = TimedMaskedVecEnv(vec_cls(builders))
     env.seed(args.seed)
+    # The network gets every core only when no worker process steps environments.
+    torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
 
     hyperparameters = {
         "n_steps": args.n_steps,
@@ -225,6 +236,8 @@ def main(argv: list[str] | None = None) -> dict:
         "learning_rate": args.learning_rate,
         "gamma": args.gamma,
         "ent_coef": args.ent_coef,
+        "clip_range": args.clip_range,
+        "target_kl": args.target_kl or None,
     }
     if args.resume:
         # The saved network and optimizer, trained on with this run's settings.

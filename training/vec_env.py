@@ -9,12 +9,19 @@ the step results instead.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv, VecEnvWrapper, subproc_vec_env
+from stable_baselines3.common.vec_env import (
+    DummyVecEnv,
+    SubprocVecEnv,
+    VecEnv,
+    VecEnvWrapper,
+    subproc_vec_env,
+)
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
 
@@ -58,32 +65,42 @@ class TimedMaskedVecEnv(VecEnvWrapper):
 
 
 class SpinningConnection:
-    """A pipe end whose ``recv`` first watches for data for ``spin_seconds`` before it
-    blocks. On a virtual machine waking a blocked process costs tens of microseconds on
-    each side of a round trip; a process that is still watching answers at once."""
+    """A pipe end whose ``recv`` first watches, for up to ``spin_seconds``, a counter in
+    shared memory that the other end raises after each message, and only then reads the
+    pipe (or sleeps on it, once the window has passed). On a virtual machine waking a
+    sleeping process costs hundreds of microseconds; a process still watching answers at
+    once. Watching memory rather than the pipe keeps the spinning off the pipe's lock,
+    which the sender needs. Both ends must be ``SpinningConnection``s over the same pair of
+    counters, swapped."""
 
-    def __init__(self, connection: Connection, spin_seconds: float):
+    def __init__(self, connection: Connection, spin_seconds: float, sent, received):
         self.connection = connection
         self.spin_seconds = spin_seconds
+        self.sent = sent  # raised by this end after each message it sends
+        self.received = received  # raised by the other end
+        self.seen = 0
 
     def recv(self) -> Any:
-        connection = self.connection
-        if not connection.poll():
+        received = self.received
+        if received.value == self.seen:
             deadline = time.perf_counter() + self.spin_seconds
-            while not connection.poll() and time.perf_counter() < deadline:
-                pass
-        return connection.recv()
+            while received.value == self.seen and time.perf_counter() < deadline:
+                os.sched_yield()  # a process with work to do on this core goes first
+        self.seen += 1
+        return self.connection.recv()
 
     def send(self, message: Any) -> None:
         self.connection.send(message)
+        self.sent.value += 1
 
     def close(self) -> None:
         self.connection.close()
 
 
-def _spinning_worker(remote, parent_remote, env_fn_wrapper, spin_seconds: float) -> None:
+def _spinning_worker(remote, parent_remote, env_fn_wrapper, spin_seconds, to_worker, to_parent):
     # SB3's own worker loop, reading its commands through a spinning pipe end.
-    subproc_vec_env._worker(SpinningConnection(remote, spin_seconds), parent_remote, env_fn_wrapper)
+    connection = SpinningConnection(remote, spin_seconds, sent=to_parent, received=to_worker)
+    subproc_vec_env._worker(connection, parent_remote, env_fn_wrapper)
 
 
 class SpinningSubprocVecEnv(SubprocVecEnv):
@@ -101,11 +118,16 @@ class SpinningSubprocVecEnv(SubprocVecEnv):
             start_method = "forkserver" if forkserver else "spawn"
         context = mp.get_context(start_method)
         pipes = [context.Pipe() for _ in env_fns]
-        self.remotes = [SpinningConnection(parent, spin_seconds) for parent, _ in pipes]
+        # Per worker, a message counter for each direction.
+        counters = [(context.RawValue("Q", 0), context.RawValue("Q", 0)) for _ in env_fns]
+        self.remotes = [
+            SpinningConnection(parent, spin_seconds, sent=to_worker, received=to_parent)
+            for (parent, _), (to_worker, to_parent) in zip(pipes, counters, strict=True)
+        ]
         self.work_remotes = [child for _, child in pipes]
         self.processes = []
-        for (parent, child), env_fn in zip(pipes, env_fns, strict=True):
-            args = (child, parent, CloudpickleWrapper(env_fn), spin_seconds)
+        for (parent, child), env_fn, shared in zip(pipes, env_fns, counters, strict=True):
+            args = (child, parent, CloudpickleWrapper(env_fn), spin_seconds, *shared)
             process = context.Process(target=_spinning_worker, args=args, daemon=True)
             process.start()
             self.processes.append(process)
@@ -113,3 +135,111 @@ class SpinningSubprocVecEnv(SubprocVecEnv):
         self.remotes[0].send(("get_spaces", None))
         observation_space, action_space = self.remotes[0].recv()
         VecEnv.__init__(self, len(env_fns), observation_space, action_space)
+
+
+class SplitVecEnv(VecEnv):
+    """The first ``local`` environments step in this process while the others step at the
+    same time in ``SpinningSubprocVecEnv`` worker processes.
+
+    With 2 cores and the default 2 environments that is one environment here and one in a
+    worker: both cores step environments at once, the worker waits for the next step on
+    its own core (awake, as the learner is the only other process), and the learner's own
+    environment needs no round trip at all. Environment order, seeds and results are those
+    of ``DummyVecEnv`` over the same builders. Observations must be arrays (Box spaces).
+    """
+
+    def __init__(self, env_fns, local: int = 1, spin_seconds: float = 0.005):
+        if not 1 <= local <= len(env_fns):
+            raise ValueError(f"local: got {local!r}; allowed: 1 to {len(env_fns)}")
+        self.parts: list[VecEnv] = [DummyVecEnv(env_fns[:local])]
+        if env_fns[local:]:
+            self.parts.insert(0, SpinningSubprocVecEnv(env_fns[local:], spin_seconds=spin_seconds))
+        self.local = self.parts[-1]
+        # Where each part's environments sit among all of them (the workers' come last).
+        self.offsets = {id(self.local): 0}
+        if len(self.parts) > 1:
+            self.offsets[id(self.parts[0])] = local
+        space = self.local.observation_space
+        VecEnv.__init__(self, len(env_fns), space, self.local.action_space)
+
+    def _in_order(self) -> list[VecEnv]:
+        return sorted(self.parts, key=lambda part: self.offsets[id(part)])
+
+    def _join(self, per_part: dict[int, Any]) -> list[Any]:
+        """Results of each part, in environment order."""
+        return [item for part in self._in_order() for item in per_part[id(part)]]
+
+    def reset(self):
+        observations = {}
+        reset_infos = {}
+        for part in self._in_order():
+            start = self.offsets[id(part)]
+            part._seeds = self._seeds[start : start + part.num_envs]
+            part._options = self._options[start : start + part.num_envs]
+            observations[id(part)] = part.reset()
+            reset_infos[id(part)] = part.reset_infos
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = self._join(reset_infos)
+        return np.concatenate([observations[id(part)] for part in self._in_order()])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        # The workers first, so that they step while this process steps its own.
+        for part in self.parts:
+            start = self.offsets[id(part)]
+            part.step_async(actions[start : start + part.num_envs])
+
+    def step_wait(self):
+        results = {id(part): part.step_wait() for part in self.parts}
+        ordered = [results[id(part)] for part in self._in_order()]
+        self.reset_infos = self._join({id(part): part.reset_infos for part in self.parts})
+        observations, rewards, dones, infos = zip(*ordered, strict=True)
+        return (
+            np.concatenate(observations),
+            np.concatenate(rewards),
+            np.concatenate(dones),
+            [info for part_infos in infos for info in part_infos],
+        )
+
+    def _targets(self, indices) -> list[tuple[VecEnv, list[int]]]:
+        """(part, its own indices) for the given environment indices, in their order."""
+        targets: list[tuple[VecEnv, list[int]]] = []
+        for index in self._get_indices(indices):
+            part = next(
+                part for part in self.parts if 0 <= index - self.offsets[id(part)] < part.num_envs
+            )
+            if targets and targets[-1][0] is part:
+                targets[-1][1].append(index - self.offsets[id(part)])
+            else:
+                targets.append((part, [index - self.offsets[id(part)]]))
+        return targets
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [
+            value for part, own in self._targets(indices) for value in part.get_attr(attr_name, own)
+        ]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        for part, own in self._targets(indices):
+            part.set_attr(attr_name, value, own)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        return [
+            result
+            for part, own in self._targets(indices)
+            for result in part.env_method(method_name, *method_args, indices=own, **method_kwargs)
+        ]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [
+            wrapped
+            for part, own in self._targets(indices)
+            for wrapped in part.env_is_wrapped(wrapper_class, own)
+        ]
+
+    def get_images(self):
+        return [image for part in self._in_order() for image in part.get_images()]
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
