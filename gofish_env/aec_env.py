@@ -169,7 +169,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self._earned_last = True  # the first _apply_events builds rewards and infos
+        self._earned_last = None  # the first _apply_events builds rewards and infos
         # An AEC episode starts at zero reward (PettingZoo's api_test checks it), so what
         # the deal earns (catches laid in opening hands) is paid with the first step.
         self._unpaid = [] if game.is_over else game.events
@@ -197,12 +197,10 @@ class raw_env(AECEnv):
         game = self.game
         over = game.is_over
         earned = over or self._reward_calc.earns(events)
-        # After a step that earned nothing, a step that earns nothing leaves the rewards
-        # (all zero) and the infos (same catches, zero components) as they are.
-        if earned or self._earned_last:
+        agents = self.possible_agents
+        if earned or self._earned_last is None:
             rewards, parts = self._reward_calc.rewards(events, game.winners if over else None)
-            agents = self.possible_agents
-            self.rewards = {agent: rewards[seat] for seat, agent in enumerate(agents)}
+            self.rewards = dict(zip(agents, rewards, strict=True))
             self._accumulate_rewards()
             self.infos = {
                 agent: {
@@ -212,6 +210,18 @@ class raw_env(AECEnv):
                 }
                 for seat, agent in enumerate(agents)
             }
+        elif self._earned_last:
+            # Nothing earned after a step that earned: zero rewards, zero components.
+            self.rewards = dict.fromkeys(agents, 0.0)
+            self.infos = {
+                agent: {
+                    "catches": info["catches"],
+                    "tiebreak_points": info["tiebreak_points"],
+                    "reward_components": self._reward_calc.zero_components(),
+                }
+                for agent, info in self.infos.items()
+            }
+        # Otherwise the rewards (all zero) and infos (same catches, zero components) stand.
         self._earned_last = earned
         if over:
             for info in self.infos.values():
@@ -219,6 +229,12 @@ class raw_env(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
         elif game.num_asks >= self.max_asks:
             self.truncations = dict.fromkeys(self.agents, True)
+
+    @property
+    def earned_last_step(self) -> bool:
+        """Whether the last step paid anything (or ended the game): when not, every
+        reward and reward component of that step is zero."""
+        return bool(self._earned_last)
 
     def _update_selection(self, previous: str) -> None:
         current = self.game.current_player

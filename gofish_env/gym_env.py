@@ -182,11 +182,13 @@ class GoFishEnv(gym.Env):
 
     def _collect_reward(self, action: int) -> None:
         """Step the AEC env and add the learner's reward and its components."""
-        self.aec.step(action)
-        agent = self._agent
-        self._reward += self.aec.rewards[agent]
-        for name, value in self.aec.infos[agent]["reward_components"].items():
-            self._components[name] += value
+        aec = self.aec
+        aec.step(action)
+        if aec.earned_last_step:
+            agent = self._agent
+            self._reward += aec.rewards[agent]
+            for name, value in aec.infos[agent]["reward_components"].items():
+                self._components[name] += value
 
     # ------------------------------------------------------------------ views
 

@@ -94,7 +94,7 @@ class RewardCalculator:
     ) -> list[dict[str, float]]:
         """Each seat's unweighted components earned in these events; ``winners`` when the
         episode ends with them (in match play that is the match's result, not a game's)."""
-        parts = [dict.fromkeys(COMPONENTS, 0.0) for _ in range(self.players)]
+        parts = [self.zero_components() for _ in range(self.players)]
         for event in events:
             kind = type(event)
             if kind is Catch:
@@ -108,6 +108,10 @@ class RewardCalculator:
         return parts
 
     @staticmethod
+    def zero_components() -> dict[str, float]:
+        return dict.fromkeys(COMPONENTS, 0.0)
+
+    @staticmethod
     def earns(events: Sequence[Event]) -> bool:
         """Whether these events lay a catch (the end of an episode is told apart)."""
         return any(type(event) is Catch for event in events)
@@ -119,7 +123,7 @@ class RewardCalculator:
         episode when ``winners`` is given."""
         # Most asks lay no catch and end nothing: nothing earned, nothing to add up.
         if winners is None and not self.earns(events):
-            return [0.0] * self.players, [dict.fromkeys(COMPONENTS, 0.0) for _ in self._seats]
+            return [0.0] * self.players, [self.zero_components() for _ in self._seats]
         parts = self.components(events, winners)
         weights = self.weights
         rewards = [
