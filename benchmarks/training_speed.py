@@ -1,0 +1,76 @@
+"""Where training time goes, for each way of running the environments (``--vec-env``).
+
+    python benchmarks/training_speed.py --timesteps 100000 --vec-envs split,subproc,dummy
+
+Runs ``python -m training.train`` at its default settings (opponents, network, PPO) for
+``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
+steps per second of training, and the share of training time spent waiting for the
+environments (the opponents' moves included), as ``TimedMaskedVecEnv`` measures it.
+Evaluations are kept minimal and are not training time. Needs the train extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+
+from rich.console import Console
+from rich.table import Table
+
+from training import train
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timesteps", type=int, default=100_000, help="steps per run")
+    parser.add_argument(
+        "--vec-envs", default="split,subproc,dummy", help="comma-separated --vec-env values"
+    )
+    parser.add_argument("--envs", type=int, default=2, help="parallel environments")
+    args = parser.parse_args(argv)
+
+    console = Console()
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        for vec_env in args.vec_envs.split(","):
+            console.print(f"training {args.timesteps:,} steps with --vec-env {vec_env} ...")
+            report = train.main(
+                [
+                    f"--timesteps={args.timesteps}",
+                    f"--envs={args.envs}",
+                    f"--vec-env={vec_env}",
+                    f"--eval-every={10 * args.timesteps}",
+                    "--eval-deals=1",
+                    "--final-deals=1",
+                    "--eval-cpus=random",
+                    f"--checkpoint-every={10 * args.timesteps}",
+                    f"--out={out}",
+                    "--no-progress",
+                ]
+            )
+            rows.append((vec_env, report["timing"]))
+
+    table = Table(title=f"Training speed ({args.timesteps:,} steps, {args.envs} envs)")
+    for column in ("vec env", "steps/s", "training min", "environments", "network"):
+        table.add_column(column, justify="right")
+    for vec_env, timing in rows:
+        share = timing["env_fraction"]
+        table.add_row(
+            vec_env,
+            f"{timing['steps_per_second']:,.0f}",
+            f"{timing['train_seconds'] / 60:.1f}",
+            f"{100 * share:.0f}%",
+            f"{100 * (1 - share):.0f}%",
+        )
+    console.print(table)
+    console.print(
+        "markdown: "
+        + " | ".join(
+            f"{v} {t['steps_per_second']:,.0f} steps/s, env {100 * t['env_fraction']:.0f}%"
+            for v, t in rows
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
