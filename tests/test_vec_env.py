@@ -9,7 +9,7 @@ import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
-from training.vec_env import SpinningConnection, SpinningSubprocVecEnv, SplitVecEnv
+from training.vec_env import SpinningConnection, SpinningSubprocVecEnv
 
 
 def builders(count: int = 2):
@@ -41,36 +41,12 @@ def assert_same(first: list, second: list) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("local", [1, 2, 3])
-def test_split_and_spinning_vec_envs_step_exactly_like_dummy_and_subproc(local):
+def test_spinning_vec_env_steps_exactly_like_dummy_and_subproc():
     dummy = play(DummyVecEnv(builders(3)))
-    assert_same(play(SplitVecEnv(builders(3), local=local)), dummy)
-    if local == 1:
-        assert_same(play(SpinningSubprocVecEnv(builders(3))), dummy)
-        assert_same(play(SubprocVecEnv(builders(3))), dummy)
+    assert_same(play(SpinningSubprocVecEnv(builders(3))), dummy)
+    assert_same(play(SubprocVecEnv(builders(3))), dummy)
     # Episodes ended within the run: terminal observations and automatic resets compared.
     assert sum(item.sum() for item in dummy[3::6]) > 0
-
-
-@pytest.mark.slow
-def test_split_vec_env_routes_commands_to_the_right_environment():
-    venv = SplitVecEnv(builders(3), local=1)
-    try:
-        assert venv.num_envs == 3
-        assert venv.get_attr("seat") == [0, 1, 2]
-        assert venv.get_attr("seat", indices=[2, 0]) == [2, 0]
-        venv.set_attr("illegal_reward", -5.0, indices=[0, 2])
-        assert venv.get_attr("illegal_reward") == [-5.0, -1.0, -5.0]
-        venv.env_method("set_opponents", "hard", indices=2)
-        assert [specs[0] for specs in venv.get_attr("opponent_specs")] == ["easy", "easy", "hard"]
-        assert venv.env_is_wrapped(GoFishEnv.__mro__[1]) == [False] * 3
-        observations = venv.reset()
-        assert observations.shape == (3, venv.observation_space.shape[0])
-        assert len(venv.reset_infos) == 3
-    finally:
-        venv.close()
-    with pytest.raises(ValueError, match="local"):
-        SplitVecEnv(builders(2), local=0)
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
 from training.imitation import collect_demonstrations, pretrain
 from training.plots import plot_learning_curve
-from training.vec_env import SpinningSubprocVecEnv, SplitVecEnv, TimedMaskedVecEnv
+from training.vec_env import SpinningSubprocVecEnv, TimedMaskedVecEnv
 
 
 @dataclass
@@ -59,11 +59,10 @@ class Args:
     timesteps: int = field(default=750_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
-        default="split",
+        default="spinning",
         metadata={
-            "help": "split (one env in this process, the rest in spinning worker processes), "
-            "spinning (every env in a worker that stays awake between steps), subproc "
-            "(SB3's SubprocVecEnv) or dummy (all in this process)"
+            "help": "spinning (SubprocVecEnv whose processes stay awake between steps), "
+            "subproc (SB3's SubprocVecEnv) or dummy (every env in this process)"
         },
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
@@ -105,7 +104,6 @@ class Args:
 
 
 VEC_ENVS = {
-    "split": SplitVecEnv,
     "spinning": SpinningSubprocVecEnv,
     "subproc": SubprocVecEnv,
     "dummy": DummyVecEnv,
