@@ -68,7 +68,7 @@ class PublicKnowledge:
         self.hand_sizes = [0] * players
         self.pool_size = 0
         self.num_events = 0
-        # Index arrays (numpy indexes with an array faster than with a list).
+        # Each viewer's opponents from its left, as index arrays for ``bounds``.
         self._opponents = [
             np.array([(seat + k) % players for k in range(1, players)]) for seat in range(players)
         ]
@@ -202,8 +202,8 @@ def opponent_bounds_kernel(
     """Fill ``low`` / ``high`` (opponents from the viewer's left x ranks) with what seat
     ``seat`` may deduce from the public ``least`` / ``most``, the hand ``sizes``, its own
     counts ``own`` and the cards not laid (``max_copies``: most copies of any rank in the
-    deck). Compiled: a handful of numpy calls on arrays this
-    small cost their call overhead, and the observation needs this at every step."""
+    deck). Compiled because the observation needs it at every step, and whole-array numpy
+    calls on arrays this small cost their call overhead rather than their arithmetic."""
     players, ranks = least.shape
     opponents = players - 1
     unseen = unlaid - own
