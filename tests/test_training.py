@@ -232,3 +232,19 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path):
     report = train.main([*TINY, "--out", str(tmp_path), *imitation])
     assert len(report["imitation"]) == 3
     assert report["imitation"][-1]["agreement"] > report["imitation"][0]["agreement"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--imitate", "grandmaster"], "--imitate: got 'grandmaster'; allowed: random, easy"),
+        (["--imitate", "hard", "--resume", "model.zip"], "cannot go with --resume"),
+        (["--imitate", "hard", "--imitate-games", "0"], "--imitate-games: got 0"),
+        (["--imitate", "hard", "--imitate-epochs", "-1"], "--imitate-epochs: got -1"),
+        (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: spinning, subproc, dummy"),
+    ],
+)
+def test_bad_training_arguments_are_refused_with_the_reason(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        train.parse_args(argv)
+    assert message in capsys.readouterr().err

@@ -29,6 +29,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from baselines.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
@@ -131,6 +132,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
     args = Args(**vars(parser.parse_args(argv)))
     if args.vec_env not in VEC_ENVS:
         parser.error(f"--vec-env: got {args.vec_env!r}; allowed: {', '.join(VEC_ENVS)}")
+    if args.imitate:
+        if args.imitate not in CPU_LEVELS:
+            parser.error(f"--imitate: got {args.imitate!r}; allowed: {', '.join(CPU_LEVELS)}")
+        if args.resume:
+            parser.error("--imitate: starts a new network, so it cannot go with --resume")
+        for name in ("imitate_games", "imitate_epochs"):
+            if getattr(args, name) < 1:
+                flag = "--" + name.replace("_", "-")
+                parser.error(f"{flag}: got {getattr(args, name)}; allowed: an integer >= 1")
     return args
 
 
@@ -262,7 +272,7 @@ def main(argv: list[str] | None = None) -> dict:
     # Imitation (optional): the new network first learns the CPU's play, in the seat and
     # against the opponents it will train with.
     imitation: list[dict] = []
-    if args.imitate and not args.resume:
+    if args.imitate:
         teacher_env = GoFishEnv(
             rules=rules, opponents=starting_opponents(args), seat="random", reward=args.reward
         )

@@ -99,9 +99,10 @@ def _spinning_worker(remote, parent_remote, env_fn_wrapper, spin_seconds, to_wor
 
 class SpinningSubprocVecEnv(SubprocVecEnv):
     """SB3's ``SubprocVecEnv`` (same worker loop and commands, one process per
-    environment) whose workers and parent spin for a short while on their pipes before
-    sleeping. Between the steps of a rollout both sides are usually back within the spin
-    window, so a step costs no process wake-ups; during PPO's updates the workers sleep."""
+    environment) whose workers and parent watch a shared message counter for up to
+    ``spin_seconds`` before they sleep on their pipes (``SpinningConnection``). Between
+    the steps of a rollout both sides are usually back within that window, so a step costs
+    no process wake-ups; during PPO's updates the workers sleep."""
 
     def __init__(self, env_fns, start_method: str | None = None, spin_seconds: float = 0.002):
         self.spin_seconds = spin_seconds
