@@ -223,12 +223,7 @@ def opponent_bounds_kernel(
     row = np.empty(opponents, np.int64)
     for _ in range(2 if near_end else 1):
         # What the other opponents are proved to hold is not in this one's hand,
-        column[:] = 0
-        row[:] = 0
-        for k in range(opponents):
-            for rank in range(ranks):
-                column[rank] += low[k, rank]
-                row[k] += low[k, rank]
+        _sum_rows_and_columns(low, row, column)
         for k in range(opponents):
             for rank in range(ranks):
                 # and what its own other ranks are proved to hold leaves room for no more.
@@ -237,12 +232,7 @@ def opponent_bounds_kernel(
                     unseen[rank] - column[rank] + low[k, rank],
                     opp_sizes[k] - row[k] + low[k, rank],
                 )
-        column[:] = 0
-        row[:] = 0
-        for k in range(opponents):
-            for rank in range(ranks):
-                column[rank] += high[k, rank]
-                row[k] += high[k, rank]
+        _sum_rows_and_columns(high, row, column)
         for k in range(opponents):
             for rank in range(ranks):
                 # A hand of n cards holds at least n minus what its other ranks can hold;
@@ -251,6 +241,17 @@ def opponent_bounds_kernel(
                     # a pool of n cards holds at most n of a rank; the rest are in hands.
                     floor = max(floor, unseen[rank] - pool - column[rank] + high[k, rank])
                 low[k, rank] = floor
+
+
+@numba.njit(cache=True)
+def _sum_rows_and_columns(matrix, row, column):
+    """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
+    row[:] = 0
+    column[:] = 0
+    for k in range(matrix.shape[0]):
+        for rank in range(matrix.shape[1]):
+            row[k] += matrix[k, rank]
+            column[rank] += matrix[k, rank]
 
 
 @dataclass(slots=True)
