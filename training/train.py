@@ -34,8 +34,9 @@ from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
 from training.imitation import collect_demonstrations, pretrain
+from training.pipelined_ppo import PipelinedMaskablePPO
 from training.plots import plot_learning_curve
-from training.vec_env import SpinningSubprocVecEnv, TimedMaskedVecEnv
+from training.vec_env import PipelinedSubprocVecEnv, SpinningSubprocVecEnv, TimedMaskedVecEnv
 
 
 @dataclass
@@ -60,10 +61,12 @@ class Args:
     timesteps: int = field(default=750_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
-        default="spinning",
+        default="pipelined",
         metadata={
-            "help": "spinning (SubprocVecEnv whose processes stay awake between steps), "
-            "subproc (SB3's SubprocVecEnv) or dummy (every env in this process)"
+            "help": "pipelined (worker processes; half the envs step while the network picks "
+            "the other half's actions), spinning (SubprocVecEnv whose processes stay awake "
+            "between steps), subproc (SB3's SubprocVecEnv) or dummy (every env in this "
+            "process)"
         },
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
@@ -105,6 +108,7 @@ class Args:
 
 
 VEC_ENVS = {
+    "pipelined": PipelinedSubprocVecEnv,
     "spinning": SpinningSubprocVecEnv,
     "subproc": SubprocVecEnv,
     "dummy": DummyVecEnv,
@@ -236,6 +240,8 @@ def main(argv: list[str] | None = None) -> dict:
     env.seed(args.seed)
     # The network gets every core only when no worker process steps environments.
     torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
+    # Pipelined: the network picks one half's actions while the other half steps.
+    algorithm = PipelinedMaskablePPO if vec_cls is PipelinedSubprocVecEnv else MaskablePPO
 
     hyperparameters = {
         "n_steps": args.n_steps,
@@ -249,7 +255,7 @@ def main(argv: list[str] | None = None) -> dict:
     }
     if args.resume:
         # The saved network and optimizer, trained on with this run's settings.
-        model = MaskablePPO.load(
+        model = algorithm.load(
             args.resume,
             env=env,
             device="cpu",
@@ -258,7 +264,7 @@ def main(argv: list[str] | None = None) -> dict:
         )
         model.set_random_seed(args.seed)
     else:
-        model = MaskablePPO(
+        model = algorithm(
             "MlpPolicy",
             env,
             **hyperparameters,
@@ -326,6 +332,8 @@ def main(argv: list[str] | None = None) -> dict:
         progress=args.progress,
     )
     timing = {
+        "algorithm": type(model).__name__,
+        "vec_env": type(env.venv).__name__,
         "train_seconds": train_seconds,
         "env_seconds": env.seconds,
         "env_fraction": env.seconds / train_seconds,
