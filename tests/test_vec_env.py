@@ -9,7 +9,13 @@ import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
-from training.vec_env import SpinningConnection, SpinningSubprocVecEnv
+from training.vec_env import (
+    Mailbox,
+    SharedMemoryConnection,
+    SpinningConnection,
+    SpinningSubprocVecEnv,
+    shared_memory_supported,
+)
 
 
 def builders(count: int = 2):
@@ -96,3 +102,52 @@ def test_spinning_connection_receives_within_and_after_the_spin_window():
     assert (to_right.value, to_left.value) == (1, 3)
     spinning.close()
     assert left.closed
+
+
+def _echo(connection_args):
+    """A process that answers every message with (its length, the message), until None."""
+    import time as clock
+
+    connection = SharedMemoryConnection(*connection_args)
+    rng = np.random.default_rng(1)
+    while (message := connection.recv()) is not None:
+        clock.sleep(float(rng.choice([0.0, 0.0001, 0.004])))  # sometimes past the window
+        connection.send((len(message), message))
+    connection.close()
+
+
+@pytest.mark.skipif(not shared_memory_supported(), reason="shared memory needs x86-64")
+def test_shared_memory_connection_delivers_every_message_whichever_way_it_travels():
+    import multiprocessing as mp
+
+    context = mp.get_context("forkserver")
+    left, right = context.Pipe()
+    to_right, to_left = Mailbox(context, capacity=4096), Mailbox(context, capacity=4096)
+    process = context.Process(target=_echo, args=((right, 0.0005, to_left, to_right),))
+    process.start()
+    right.close()
+    connection = SharedMemoryConnection(left, 0.0005, to_right, to_left)
+    rng = np.random.default_rng(0)
+    try:
+        for round_ in range(400):
+            # Mostly small messages (shared memory), some too big for the buffer (the pipe).
+            size = int(rng.choice([10, 1000, 3000, 20_000]))
+            message = rng.integers(0, 255, size, dtype=np.uint8).tobytes()
+            connection.send(message)
+            if round_ % 3 == 0:
+                time.sleep(float(rng.choice([0.0001, 0.003])))  # the other end may sleep
+            assert connection.recv() == (size, message)
+        connection.send(None)
+        process.join(10)
+        assert process.exitcode == 0
+    finally:
+        if process.is_alive():
+            process.kill()
+    assert (to_right.count.value, to_left.count.value) == (401, 400)
+    connection.close()
+
+
+@pytest.mark.skipif(not shared_memory_supported(), reason="shared memory needs x86-64")
+def test_spinning_vec_env_over_shared_memory_steps_exactly_like_dummy():
+    dummy = play(DummyVecEnv(builders(2)))
+    assert_same(play(SpinningSubprocVecEnv(builders(2), shared_memory=True)), dummy)
