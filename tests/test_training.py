@@ -241,7 +241,10 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path):
         (["--imitate", "hard", "--resume", "model.zip"], "cannot go with --resume"),
         (["--imitate", "hard", "--imitate-games", "0"], "--imitate-games: got 0"),
         (["--imitate", "hard", "--imitate-epochs", "-1"], "--imitate-epochs: got -1"),
-        (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: spinning, subproc, dummy"),
+        (
+            ["--vec-env", "threads"],
+            "--vec-env: got 'threads'; allowed: pipelined, spinning, subproc, dummy",
+        ),
     ],
 )
 def test_bad_training_arguments_are_refused_with_the_reason(argv, message, capsys):

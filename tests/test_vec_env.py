@@ -129,7 +129,7 @@ def test_shared_memory_connection_delivers_every_message_whichever_way_it_travel
     connection = SharedMemoryConnection(left, 0.0005, to_right, to_left)
     rng = np.random.default_rng(0)
     try:
-        for round_ in range(400):
+        for round_ in range(1000):
             # Mostly small messages (shared memory), some too big for the buffer (the pipe).
             size = int(rng.choice([10, 1000, 3000, 20_000]))
             message = rng.integers(0, 255, size, dtype=np.uint8).tobytes()
@@ -143,7 +143,7 @@ def test_shared_memory_connection_delivers_every_message_whichever_way_it_travel
     finally:
         if process.is_alive():
             process.kill()
-    assert (to_right.count.value, to_left.count.value) == (401, 400)
+    assert (to_right.count.value, to_left.count.value) == (1001, 1000)
     connection.close()
 
 

@@ -160,15 +160,16 @@ class SharedMemoryConnection:
         in_buffer = size <= len(self._out)
         if in_buffer:
             self._out[:size] = data
-            box.length.value = size
-        else:
-            self.connection.send_bytes(data)
-            box.length.value = -1
-        box.count.value += 1  # the message is complete before it is counted
+        box.length.value = size if in_buffer else -1
+        box.count.value += 1  # a message in the buffer is complete before it is counted
         with box.lock:
             wake = box.sleeping.value
             box.sleeping.value = 0
-        if wake and in_buffer:
+        # Only now the pipe: the receiver cannot read a message before it is counted, or
+        # go back to sleep before the flag is cleared.
+        if not in_buffer:
+            self.connection.send_bytes(data)
+        elif wake:
             self.connection.send_bytes(b"")  # the receiver sleeps on the pipe
 
     def recv(self) -> Any:
@@ -205,10 +206,8 @@ def shared_memory_supported() -> bool:
 
 
 def _worker_through(
-    connection_class, remote, parent_remote, env_fn_wrapper, spin_seconds, outbox, inbox, cores
+    connection_class, remote, parent_remote, env_fn_wrapper, spin_seconds, outbox, inbox
 ):
-    if cores:
-        os.sched_setaffinity(0, cores)
     # SB3's own worker loop, reading its commands through the given connection.
     connection = connection_class(remote, spin_seconds, outbox, inbox)
     subproc_vec_env._worker(connection, parent_remote, env_fn_wrapper)
@@ -271,10 +270,11 @@ class SpinningSubprocVecEnv(SubprocVecEnv):
                 worker_spin_seconds,
                 to_parent,
                 to_worker,
-                worker_cores,
             )
             process = context.Process(target=_worker_through, args=args, daemon=True)
             process.start()
+            if worker_cores:
+                os.sched_setaffinity(process.pid, worker_cores)
             self.processes.append(process)
             child.close()
         self.remotes[0].send(("get_spaces", None))
