@@ -69,8 +69,10 @@ def rank_of(view: PlayerView, what: int) -> int:
 
 def group_asks(view: PlayerView) -> dict[tuple[int, int], list[Ask]]:
     """Legal asks grouped by (target, rank): one ask each, or the cards that may be named."""
+    if view.rules.ask_for != "card":  # an ask is its own (target, rank)
+        return {ask: [ask] for ask in view.legal_asks}
     groups: dict[tuple[int, int], list[Ask]] = {}
-    card_asks = view.rules.ask_for == "card"
+    card_asks = True
     for ask in view.legal_asks:
         target, what = ask
         key = (target, what // 4 if card_asks else what)
@@ -258,16 +260,45 @@ class NormalCPU(CPU):
 
     name = "normal"
 
-    def choose(self, view: PlayerView) -> Ask:
-        groups = group_asks(view)
+    def __init__(self, seed: int | None = None):
+        super().__init__(seed)
+        self._forget()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._forget()
+
+    def _forget(self) -> None:
+        self._asks: list[AskRecord] | None = None
+        self._seen = 0
+        # (seat, rank) -> (index of the newest ask that told, whether the seat holds it)
+        self._told: dict[tuple[int, int], tuple[int, bool]] = {}
+
+    def _listen(self, view: PlayerView) -> None:
+        """Folds in the asks made since the last call (each is complete by then)."""
+        asks = view.asks
+        if asks is not self._asks or len(asks) < self._seen:
+            self._forget()
+            self._asks = asks
         card_asks = view.rules.ask_for == "card"
-        holds: dict[tuple[int, int], bool] = {}
-        for record in view.asks[-RECENT_ASKS:]:
-            rank = record.rank
-            holds[(record.asker, rank)] = True
+        told = self._told
+        for index in range(self._seen, len(asks)):
+            record = asks[index]
+            told[(record.asker, record.rank)] = (index, True)
             if not card_asks or not record.hit:
                 # With exact-card asks a hit takes one card: the seat may hold more.
-                holds[(record.target, rank)] = False
+                told[(record.target, record.rank)] = (index, False)
+        self._seen = len(asks)
+
+    def choose(self, view: PlayerView) -> Ask:
+        self._listen(view)
+        groups = group_asks(view)
+        recent = len(view.asks) - RECENT_ASKS  # asks before this index are forgotten
+        holds: dict[tuple[int, int], bool] = {}
+        for key in groups:
+            told = self._told.get(key)
+            if told is not None and told[0] >= recent:
+                holds[key] = told[1]
         wanted = [key for key in groups if holds.get(key)]
         if wanted:
             return self.rng.choice(groups[self.rng.choice(wanted)])

@@ -12,7 +12,7 @@ import pytest
 from helpers import position, rank
 
 from baselines import CPU_LEVELS, make_cpu
-from baselines.cpus import CPU, EasyCPU
+from baselines.cpus import CPU, RECENT_ASKS, EasyCPU, card_from_hand, group_asks
 from baselines.ladder import LADDER, measure, play_game
 from gofish_env import Game, Match, Rules
 from gofish_env.knowledge import KnowledgeTracker
@@ -214,6 +214,56 @@ def test_normal_avoids_a_seat_that_just_said_go_fish_to_that_rank():
         view = KnowledgeTracker(game).view(0)
         assert view.legal_asks == ((1, SEVEN), (2, SEVEN))
         assert make_cpu("normal", seed=seed).choose(view) == (2, SEVEN)
+
+
+class NormalReference(CPU):
+    """``normal`` as first written: it reads the last ``RECENT_ASKS`` asks afresh at every
+    decision. ``NormalCPU`` keeps what it has read between decisions instead."""
+
+    def choose(self, view):
+        groups = group_asks(view)
+        card_asks = view.rules.ask_for == "card"
+        holds = {}
+        for record in view.asks[-RECENT_ASKS:]:
+            holds[(record.asker, record.rank)] = True
+            if not card_asks or not record.hit:
+                holds[(record.target, record.rank)] = False
+        wanted = [key for key in groups if holds.get(key)]
+        if wanted:
+            return self.rng.choice(groups[self.rng.choice(wanted)])
+        ranks = sorted({rank for _, rank in groups})
+        while ranks:
+            rank = card_from_hand(self.rng, view.own_counts, ranks)
+            open_keys = [key for key in groups if key[1] == rank and holds.get(key) is None]
+            if open_keys:
+                return self.rng.choice(groups[self.rng.choice(open_keys)])
+            ranks.remove(rank)
+        return self.rng.choice(view.legal_asks)
+
+
+@pytest.mark.parametrize("name", [*PRESETS, "pairs+jokers"])
+def test_normal_decides_as_if_it_reread_the_recent_asks_every_time(name):
+    """Whole games (past the recent-ask window) under every preset, one CPU object per seat
+    kept across games: the same ask as the reference at every decision."""
+    decisions = longest = 0
+    for players in (2, Rules.PRESET_MAX_PLAYERS.get(name, 6)):
+        rules = preset_rules(name, players)
+        fast = [make_cpu("normal", seed=seat) for seat in range(players)]
+        reference = [NormalReference(seed=seat) for seat in range(players)]
+        for game_seed in range(3):
+            game = Game(rules, seed=game_seed)
+            tracker = KnowledgeTracker(game)
+            while not game.is_over and game.num_asks < 3000:
+                seat = game.current_player
+                view = tracker.view(seat)
+                ask = fast[seat].choose(view)
+                assert ask == reference[seat].choose(view)
+                game.ask(*ask)
+                decisions += 1
+            longest = max(longest, game.num_asks)
+    assert decisions > 100
+    if name == "table":
+        assert longest > RECENT_ASKS  # the window was passed: old asks forgotten
 
 
 # ----------------------------------------------------------------------------- hard and expert
