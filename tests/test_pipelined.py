@@ -4,6 +4,7 @@ recording each environment's own trajectory with the policy's values and log-pro
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -77,8 +78,11 @@ def test_group_steps_give_exactly_what_full_steps_give():
 
 
 def test_commands_are_refused_while_a_group_is_stepping():
-    venv = PipelinedSubprocVecEnv(builders(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SB3 asks the workers for render_mode at once
+        venv = PipelinedSubprocVecEnv(builders(2))
     try:
+        assert venv.render_mode is None
         venv.seed(SEED)
         venv.reset()
         mask = venv.env_method("action_masks", indices=[0])[0]

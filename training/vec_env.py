@@ -307,11 +307,11 @@ class PipelinedSubprocVecEnv(SpinningSubprocVecEnv):
         if shared_memory is None:
             shared_memory = shared_memory_supported()
         self.worker_cores = worker_cores
+        self._in_flight: set[int] = set()  # before the workers are first asked anything
         super().__init__(
             env_fns, start_method, spin_seconds, worker_spin_seconds, worker_cores, shared_memory
         )
         self.reset_infos = list(self.reset_infos)
-        self._in_flight: set[int] = set()
 
     def step_group_async(self, group: range, actions: np.ndarray) -> None:
         if self._in_flight.intersection(group):
