@@ -69,13 +69,6 @@ class Args:
             "process)"
         },
     )
-    pin_workers: bool = field(
-        default=True,
-        metadata={
-            "help": "pipelined: keep the env processes off the learner's core (turn off "
-            "when other busy processes share the machine)"
-        },
-    )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
     n_steps: int = field(default=1024, metadata={"help": "PPO rollout steps per env"})
     batch_size: int = field(default=256, metadata={"help": "PPO minibatch size"})
@@ -243,10 +236,7 @@ def main(argv: list[str] | None = None) -> dict:
     builders = [make_env(args, rules, rank) for rank in range(args.envs)]
     in_process = args.vec_env == "dummy" or args.envs == 1
     vec_cls = DummyVecEnv if in_process else VEC_ENVS[args.vec_env]
-    if vec_cls is PipelinedSubprocVecEnv and not args.pin_workers:
-        env = TimedMaskedVecEnv(vec_cls(builders, worker_cores=set(os.sched_getaffinity(0))))
-    else:
-        env = TimedMaskedVecEnv(vec_cls(builders))
+    env = TimedMaskedVecEnv(vec_cls(builders))
     env.seed(args.seed)
     # The network gets every core only when no worker process steps environments.
     torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
