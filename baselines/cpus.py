@@ -45,11 +45,16 @@ class CPU(ABC):
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
+        self._forget()
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game (forget any plan), reseeding if a seed is given."""
         if seed is not None:
             self.rng = random.Random(seed)
+        self._forget()
+
+    def _forget(self) -> None:  # noqa: B027 (most levels remember nothing)
+        """Drop what this CPU remembers of the game: plans, what it has read of the asks."""
 
     @abstractmethod
     def choose(self, view: PlayerView) -> Ask:
@@ -152,12 +157,7 @@ class CardLedger:
 class CardTrackingCPU(CPU):
     """A CPU that keeps a ``CardLedger`` over a game (for exact-card asks)."""
 
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._ledger = CardLedger()
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
+    def _forget(self) -> None:
         self._ledger = CardLedger()
 
 
@@ -186,14 +186,6 @@ class EasyCPU(CPU):
     """
 
     name = "easy"
-
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._forget()
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._forget()
 
     def _forget(self) -> None:
         self._plan: Ask | None = None
@@ -260,14 +252,6 @@ class NormalCPU(CPU):
 
     name = "normal"
 
-    def __init__(self, seed: int | None = None):
-        super().__init__(seed)
-        self._forget()
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._forget()
-
     def _forget(self) -> None:
         self._asks: list[AskRecord] | None = None
         self._seen = 0
@@ -290,15 +274,21 @@ class NormalCPU(CPU):
                 told[(record.target, record.rank)] = (index, False)
         self._seen = len(asks)
 
-    def choose(self, view: PlayerView) -> Ask:
+    def holds(self, view: PlayerView, keys) -> dict[tuple[int, int], bool]:
+        """For each (seat, rank) in ``keys`` that the recent asks tell about, whether the
+        seat holds the rank (the newest ask that tells decides)."""
         self._listen(view)
-        groups = group_asks(view)
         recent = len(view.asks) - RECENT_ASKS  # asks before this index are forgotten
         holds: dict[tuple[int, int], bool] = {}
-        for key in groups:
+        for key in keys:
             told = self._told.get(key)
             if told is not None and told[0] >= recent:
                 holds[key] = told[1]
+        return holds
+
+    def choose(self, view: PlayerView) -> Ask:
+        groups = group_asks(view)
+        holds = self.holds(view, groups)
         wanted = [key for key in groups if holds.get(key)]
         if wanted:
             return self.rng.choice(groups[self.rng.choice(wanted)])

@@ -1,6 +1,6 @@
 """Where training time goes, for each way of running the environments (``--vec-env``).
 
-    python benchmarks/training_speed.py --timesteps 100000 --vec-envs spinning,subproc,dummy
+    python benchmarks/training_speed.py --timesteps 100000 --vec-envs pipelined,spinning,subproc,dummy
 
 Runs ``python -m training.train`` at its default settings (opponents, network, PPO) for
 ``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=100_000, help="steps per run")
     parser.add_argument(
-        "--vec-envs", default="spinning,subproc,dummy", help="comma-separated --vec-env values"
+        "--vec-envs",
+        default="pipelined,spinning,subproc,dummy",
+        help="comma-separated --vec-env values",
     )
     parser.add_argument("--envs", type=int, default=2, help="parallel environments")
     args = parser.parse_args(argv)

@@ -12,7 +12,7 @@ import pytest
 from helpers import position, rank
 
 from baselines import CPU_LEVELS, make_cpu
-from baselines.cpus import CPU, RECENT_ASKS, EasyCPU, card_from_hand, group_asks
+from baselines.cpus import CPU, RECENT_ASKS, EasyCPU, NormalCPU
 from baselines.ladder import LADDER, measure, play_game
 from gofish_env import Game, Match, Rules
 from gofish_env.knowledge import KnowledgeTracker
@@ -216,29 +216,18 @@ def test_normal_avoids_a_seat_that_just_said_go_fish_to_that_rank():
         assert make_cpu("normal", seed=seed).choose(view) == (2, SEVEN)
 
 
-class NormalReference(CPU):
+class NormalReference(NormalCPU):
     """``normal`` as first written: it reads the last ``RECENT_ASKS`` asks afresh at every
     decision. ``NormalCPU`` keeps what it has read between decisions instead."""
 
-    def choose(self, view):
-        groups = group_asks(view)
+    def holds(self, view, keys):
         card_asks = view.rules.ask_for == "card"
         holds = {}
         for record in view.asks[-RECENT_ASKS:]:
             holds[(record.asker, record.rank)] = True
             if not card_asks or not record.hit:
                 holds[(record.target, record.rank)] = False
-        wanted = [key for key in groups if holds.get(key)]
-        if wanted:
-            return self.rng.choice(groups[self.rng.choice(wanted)])
-        ranks = sorted({rank for _, rank in groups})
-        while ranks:
-            rank = card_from_hand(self.rng, view.own_counts, ranks)
-            open_keys = [key for key in groups if key[1] == rank and holds.get(key) is None]
-            if open_keys:
-                return self.rng.choice(groups[self.rng.choice(open_keys)])
-            ranks.remove(rank)
-        return self.rng.choice(view.legal_asks)
+        return {key: holds[key] for key in keys if key in holds}
 
 
 @pytest.mark.parametrize("name", [*PRESETS, "pairs+jokers"])
