@@ -1,6 +1,6 @@
 """Where training time goes, for each way of running the environments (``--vec-env``).
 
-    python benchmarks/training_speed.py --timesteps 100000 --vec-envs pipelined,spinning,subproc,dummy
+    python benchmarks/training_speed.py --timesteps 100000 --vec-envs pipelined,dummy
 
 Runs ``python -m training.train`` at its default settings (opponents, network, PPO) for
 ``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
