@@ -230,3 +230,49 @@ def test_train_uses_the_pipelined_loop_by_default(tmp_path):
     assert single["timing"]["algorithm"] == "MaskablePPO"  # one env: nothing to overlap
     saved = next(tmp_path.glob("*/model.zip"))
     assert isinstance(MaskablePPO.load(saved, device="cpu"), MaskablePPO)
+
+
+def test_games_cut_by_the_ask_limit_are_bootstrapped_with_their_value():
+    """A truncated episode's last reward gets gamma times the value of where it was cut,
+    as in SB3's own rollout loop (SB3 #633)."""
+    count, n_steps, max_asks = 2, 40, 9
+
+    def short_game(seat: int) -> GoFishEnv:
+        return GoFishEnv(players=3, opponents="easy", seat=seat, max_asks=max_asks)
+
+    venv = TimedMaskedVecEnv(
+        PipelinedSubprocVecEnv([lambda k=k: short_game(k) for k in range(count)])
+    )
+    model = PipelinedMaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=n_steps,
+        batch_size=40,
+        policy_kwargs={"net_arch": [16]},
+        seed=SEED,
+        device="cpu",
+    )
+    try:
+        _, callback = model._setup_learn(count * n_steps, CountingCallback())
+        assert model.collect_rollouts(model.env, callback, model.rollout_buffer, n_steps)
+    finally:
+        model.env.close()
+    buffer = model.rollout_buffer
+    cut = 0
+    for index in range(count):
+        env = short_game(index)
+        observation, _ = env.reset(seed=SEED + index)
+        for t in range(n_steps):
+            np.testing.assert_array_equal(buffer.observations[t, index], observation)
+            observation, reward, terminated, truncated, _ = env.step(
+                int(buffer.actions[t, index, 0])
+            )
+            if truncated:
+                cut += 1
+                with torch.no_grad():
+                    value = model.policy.predict_values(torch.as_tensor(observation[None]))
+                reward += model.gamma * value.item()
+            assert buffer.rewards[t, index] == pytest.approx(reward, abs=1e-5)
+            if terminated or truncated:
+                observation, _ = env.reset()
+    assert cut > 0
