@@ -77,10 +77,9 @@ def group_asks(view: PlayerView) -> dict[tuple[int, int], list[Ask]]:
     if view.rules.ask_for != "card":  # an ask is its own (target, rank)
         return {ask: [ask] for ask in view.legal_asks}
     groups: dict[tuple[int, int], list[Ask]] = {}
-    card_asks = True
     for ask in view.legal_asks:
         target, what = ask
-        key = (target, what // 4 if card_asks else what)
+        key = (target, what // 4)
         groups.setdefault(key, []).append(ask)
     return groups
 

@@ -57,8 +57,7 @@ class PipelinedMaskablePPO(MaskablePPO):
         callback.on_rollout_start()
 
         n_envs = env.num_envs
-        groups = (range(0, n_envs // 2), range(n_envs // 2, n_envs))
-        first, second = groups
+        first, second = range(0, n_envs // 2), range(n_envs // 2, n_envs)
         new_obs = np.empty_like(self._last_obs)
         rewards = np.zeros(n_envs, dtype=np.float32)
         dones = np.zeros(n_envs, dtype=bool)

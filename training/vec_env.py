@@ -49,10 +49,7 @@ class TimedMaskedVecEnv(VecEnvWrapper):
 
     def step_wait(self):
         observation, rewards, dones, infos = self.venv.step_wait()
-        reset_infos = self.venv.reset_infos
-        self._masks = [
-            (reset_infos[i] if done else infos[i])["action_mask"] for i, done in enumerate(dones)
-        ]
+        self._keep_masks(range(self.num_envs), dones, infos)
         self.seconds += time.perf_counter() - self._start
         return observation, rewards, dones, infos
 
@@ -66,12 +63,17 @@ class TimedMaskedVecEnv(VecEnvWrapper):
         """The results of ``group``'s step, as ``step_wait`` gives them for every env."""
         start = time.perf_counter()
         observation, rewards, dones, infos = self.venv.step_group_wait(group)
+        self._keep_masks(group, dones, infos)
+        self.seconds += time.perf_counter() - start
+        return observation, rewards, dones, infos
+
+    def _keep_masks(self, group: range, dones, infos) -> None:
+        """The masks of the envs in ``group`` from their step results (after an episode's
+        end, from the next episode's reset info)."""
         reset_infos = self.venv.reset_infos
         for offset, index in enumerate(group):
             info = reset_infos[index] if dones[offset] else infos[offset]
             self._masks[index] = info["action_mask"]
-        self.seconds += time.perf_counter() - start
-        return observation, rewards, dones, infos
 
     def group_action_masks(self, group: range) -> np.ndarray:
         """The current action masks of the environments in ``group``."""
@@ -86,6 +88,14 @@ class TimedMaskedVecEnv(VecEnvWrapper):
         return result
 
 
+def wait_for_count(counter, seen: int, seconds: float) -> None:
+    """Watch a shared message counter for up to ``seconds`` until it passes ``seen``."""
+    if counter.value == seen:
+        deadline = time.perf_counter() + seconds
+        while counter.value == seen and time.perf_counter() < deadline:
+            os.sched_yield()  # a process with work to do on this core goes first
+
+
 class SpinningConnection:
     """A pipe end whose ``recv`` first watches, for up to ``spin_seconds``, a counter in
     shared memory that the other end raises after each message, and only then reads the
@@ -96,7 +106,6 @@ class SpinningConnection:
     counters, swapped."""
 
     def __init__(self, connection: Connection, spin_seconds: float, sent, received):
-        # sent: this end's counter (the outbox), received: the other end's (the inbox).
         self.connection = connection
         self.spin_seconds = spin_seconds
         self.sent = sent  # raised by this end after each message it sends
@@ -104,11 +113,7 @@ class SpinningConnection:
         self.seen = 0
 
     def recv(self) -> Any:
-        received = self.received
-        if received.value == self.seen:
-            deadline = time.perf_counter() + self.spin_seconds
-            while received.value == self.seen and time.perf_counter() < deadline:
-                os.sched_yield()  # a process with work to do on this core goes first
+        wait_for_count(self.received, self.seen, self.spin_seconds)
         self.seen += 1
         return self.connection.recv()
 
@@ -175,10 +180,7 @@ class SharedMemoryConnection:
     def recv(self) -> Any:
         box = self.inbox
         count = box.count
-        if count.value == self.seen:
-            deadline = time.perf_counter() + self.spin_seconds
-            while count.value == self.seen and time.perf_counter() < deadline:
-                os.sched_yield()  # a process with work to do on this core goes first
+        wait_for_count(count, self.seen, self.spin_seconds)
         piped = None
         if count.value == self.seen:
             with box.lock:
@@ -306,7 +308,6 @@ class PipelinedSubprocVecEnv(SpinningSubprocVecEnv):
             worker_cores = default_worker_cores()
         if shared_memory is None:
             shared_memory = shared_memory_supported()
-        self.worker_cores = worker_cores
         self._in_flight: set[int] = set()  # before the workers are first asked anything
         super().__init__(
             env_fns, start_method, spin_seconds, worker_spin_seconds, worker_cores, shared_memory
