@@ -338,7 +338,8 @@ class HardCPU(CardTrackingCPU):
         return groups[key][0]
 
 
-SURE_HIT = 100.0  # expert score offsets: a sure hit, a sure catch, a seat that may hold it
+SURE_HIT = 100.0  # expert score offsets: a sure hit, one sure if the others take sure hits,
+LIKELY_HIT = 50.0  # a sure catch, a seat that may hold it
 SURE_CATCH = 10.0
 MAY_HIT = 5.0
 
@@ -442,7 +443,8 @@ class ExpertCPU(CardTrackingCPU):
         card_asks = rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:
             return next(iter(groups.values()))[0]
-        low, high = view.least, view.most
+        sure = view.least
+        low, high = view.least_if_sure_hits, view.most_if_sure_hits
         chance = self.hit_chances(view, low, high)
         own = view.own_counts
         set_size = rules.set_size
@@ -462,7 +464,10 @@ class ExpertCPU(CardTrackingCPU):
             if proved:  # a sure hit: the turn goes on, so those come first
                 completes = held + proved >= set_size
                 bonus = completes * (SURE_CATCH + RANK_POINTS[rank] * tiebreak)
-                return SURE_HIT + bonus + held + proved
+                # A hit sure only if the others take sure hits comes after the proved ones,
+                # so that this CPU itself never passes up a sure hit.
+                tier = SURE_HIT if sure[target, rank] else LIKELY_HIT
+                return tier + bonus + held + proved
             chance_hit = float(chance[target, rank])
             value = held + self.HIT_WEIGHT * chance_hit + RANK_POINTS[rank] * tiebreak
             if high[target, rank] > 0:

@@ -18,6 +18,13 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
 - bounds are cut by hand sizes and by the cards of each rank the viewer has not seen
   (deck - laid - own hand); a pool of n cards holds at most n of a rank, so the rest of
   the unseen cards are in hands (all of them once the pool is empty).
+
+A second pair of bounds assumes every seat takes a sure hit when it has one (the ``hard``
+and ``expert`` CPUs always do): a seat that misses while another seat is proved to hold a
+rank held none of that rank, or it would have asked for it (rank asks only). These
+``if_sure_hits`` bounds are an assumption about how the others play, not a public fact: they
+always lie within the proved bounds, and a seat seen asking for a rank it passed up (so it
+does not take sure hits) is assumed nothing of for the rest of the game.
 """
 
 from __future__ import annotations
@@ -52,6 +59,10 @@ class PublicKnowledge:
 
     ``least[s, r]`` / ``most[s, r]`` are what the history alone proves about seat s and
     rank r (``most`` may be ``UNBOUNDED``); ``bounds`` sharpens them for one viewer.
+    ``sure_hit_most[s, r]`` is the most seat s can hold if every seat takes a sure hit when
+    it has one (it drops to 0 where a seat passed one up); a seat later seen asking for a
+    rank it passed up does not take sure hits (``skips_sure_hits``), and is assumed nothing
+    of from then on.
     """
 
     def __init__(self, rules: Rules):
@@ -78,6 +89,8 @@ class PublicKnowledge:
         players, ranks = self.players, self.ranks
         self.least = np.zeros((players, ranks), np.int64)
         self.most = np.full((players, ranks), UNBOUNDED, np.int64)
+        self.sure_hit_most = self.most.copy()
+        self.skips_sure_hits = [False] * players  # seats seen passing up a sure hit
         self.laid = np.zeros(ranks, np.int64)
         self.unlaid = self.copies.copy()  # cards of each rank not in catches
         self.catches: list[list[int]] = [[] for _ in range(players)]
@@ -91,10 +104,14 @@ class PublicKnowledge:
         sizes = self.hand_sizes
         for event in events:
             kind = type(event)
-            least, most = self.least, self.most
+            least, most, sure = self.least, self.most, self.sure_hit_most
             if kind is Ask:
                 if least[event.asker, event.rank] < 1:
                     least[event.asker, event.rank] = 1
+                if sure[event.asker, event.rank] < 1:
+                    # It holds a rank it passed up as a sure hit: it does not take them.
+                    self.skips_sure_hits[event.asker] = True
+                    sure[event.asker] = UNBOUNDED
                 self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
             elif kind is Hit:
                 asker, target, rank, count = event.asker, event.target, event.rank, event.count
@@ -102,15 +119,19 @@ class PublicKnowledge:
                 sizes[target] -= count
                 least[asker, rank] += count
                 most[asker, rank] += count
+                sure[asker, rank] += count
                 if self.card_asks:
                     least[target, rank] = max(least[target, rank] - count, 0)
                     most[target, rank] -= count
+                    sure[target, rank] = max(sure[target, rank] - count, 0)
                 else:
-                    least[target, rank] = most[target, rank] = 0
+                    least[target, rank] = most[target, rank] = sure[target, rank] = 0
                 self.asks[-1].hit = count
             elif kind is GoFish:
                 if not self.card_asks:
                     least[event.target, event.rank] = most[event.target, event.rank] = 0
+                    sure[event.target, event.rank] = 0
+                    self._passed_up(event.asker, event.rank)
                 self.asks[-1].fished = True
             elif kind is Draw:
                 seat = event.seat
@@ -119,12 +140,15 @@ class PublicKnowledge:
                 if event.rank is not None:
                     least[seat, event.rank] += 1
                     most[seat, event.rank] += 1
+                    sure[seat, event.rank] += 1
                     self.asks[-1].shown = True
                 else:
                     # A private card, but not the rank asked for (with rank asks).
                     most[seat] += 1
+                    sure[seat] += 1
                     if not self.card_asks:
                         most[seat, self.asks[-1].rank] -= 1
+                        sure[seat, self.asks[-1].rank] -= 1
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
                 sizes[seat] -= self.set_size
@@ -134,12 +158,13 @@ class PublicKnowledge:
                 self.points[seat] += RANK_POINTS[rank]
                 least[seat, rank] = max(least[seat, rank] - self.set_size, 0)
                 most[seat, rank] = min(most[seat, rank] - self.set_size, self.set_size - 1)
+                sure[seat, rank] = max(min(sure[seat, rank] - self.set_size, self.set_size - 1), 0)
             elif kind is EmptyHandDraw:
                 seat = event.seat
                 sizes[seat] += event.count
                 self.pool_size -= event.count
                 least[seat] = 0
-                most[seat] = event.count
+                most[seat] = sure[seat] = event.count
             elif kind is Out:
                 self.out[event.seat] = True
             elif kind is Deal:
@@ -147,6 +172,17 @@ class PublicKnowledge:
             elif kind is GameOver:
                 self.winners = event.winners
         self.num_events += len(events)
+
+    def _passed_up(self, asker: int, asked: int) -> None:
+        """``asker`` missed asking for ``asked``: had it held a rank another seat is proved
+        to hold, a sure hit, it would have asked for that instead (if it takes sure hits)."""
+        if self.skips_sure_hits[asker]:
+            return
+        proved = self.least > 0
+        proved[asker] = False
+        passed = proved.any(axis=0)
+        passed[asked] = False
+        self.sure_hit_most[asker, passed] = 0
 
     def _deal(self, event: Deal) -> None:
         """A new game (in a match, the next one): start over from its deal."""
@@ -163,25 +199,28 @@ class PublicKnowledge:
             if not self.hand_sizes[seat] and not self.pool_size:
                 self.out[seat] = True
 
-    def bounds(self, seat: int, own_counts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(
+        self, seat: int, own_counts: Sequence[int], if_sure_hits: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(least, most) each seat holds of each rank, as seat ``seat`` may deduce them from
         the history and its own hand (``own_counts``). Rows are absolute seats; the viewer's
-        own row is exact."""
+        own row is exact. ``if_sure_hits``: assuming every seat takes a sure hit when it has
+        one (``sure_hit_most``)."""
         own = np.asarray(own_counts, dtype=np.int64)
         low = np.empty((self.players, self.ranks), np.int64)
         high = np.empty_like(low)
         opponents = self._opponents[seat]
-        low[opponents], high[opponents] = self.opponent_bounds(seat, own)
+        low[opponents], high[opponents] = self.opponent_bounds(seat, own, if_sure_hits)
         low[seat] = high[seat] = own
         return low, high
 
-    def opponent_bounds(self, seat: int, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def opponent_bounds(
+        self, seat: int, own: np.ndarray, if_sure_hits: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``bounds`` for the opponents only, in order from the viewer's left."""
         shape = (self.players - 1, self.ranks)
         low, high = np.empty(shape, np.int64), np.empty(shape, np.int64)
-        opponent_bounds_kernel(
-            self.least,
-            self.most,
+        args = (
             np.array(self.hand_sizes, np.int64),
             np.asarray(own, np.int64),
             self.unlaid,
@@ -189,10 +228,15 @@ class PublicKnowledge:
             self.pool_size,
             self.max_copies,
             seat,
-            low,
-            high,
         )
-        return low, high
+        opponent_bounds_kernel(self.least, self.most, *args, low, high)
+        if not if_sure_hits:
+            return low, high
+        sure_low, sure_high = np.empty(shape, np.int64), np.empty(shape, np.int64)
+        sure_hit_bounds_kernel(
+            self.least, self.most, self.sure_hit_most, *args, low, high, sure_low, sure_high
+        )
+        return sure_low, sure_high
 
 
 @numba.njit(cache=True)
@@ -244,6 +288,37 @@ def opponent_bounds_kernel(
 
 
 @numba.njit(cache=True)
+def sure_hit_bounds_kernel(
+    least,
+    most,
+    sure_hit_most,
+    sizes,
+    own,
+    unlaid,
+    hand_cap,
+    pool,
+    max_copies,
+    seat,
+    low,
+    high,
+    sure_low,
+    sure_high,
+):
+    """Fill ``sure_low`` / ``sure_high`` with the bounds ``opponent_bounds_kernel`` deduces
+    when every seat takes a sure hit (``most`` cut by ``sure_hit_most``), kept within the
+    proved bounds ``low`` / ``high`` (the assumption may be wrong about a seat)."""
+    assumed = np.maximum(np.minimum(most, sure_hit_most), least)
+    opponent_bounds_kernel(
+        least, assumed, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high
+    )
+    for k in range(low.shape[0]):
+        for rank in range(low.shape[1]):
+            top = min(max(sure_high[k, rank], low[k, rank]), high[k, rank])
+            sure_high[k, rank] = top
+            sure_low[k, rank] = min(max(sure_low[k, rank], low[k, rank]), top)
+
+
+@numba.njit(cache=True)
 def _sum_rows_and_columns(matrix, row, column):
     """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
     row[:] = 0
@@ -286,6 +361,7 @@ class PlayerView:
     # The viewer's own cards as strings, made only when asked for (sorting is not free).
     _own_cards: Callable[[], list[str]] = field(repr=False, default=list)
     _bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _sure_hit_bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def players(self) -> int:
@@ -311,6 +387,17 @@ class PlayerView:
         return self._get_bounds()[1]
 
     @property
+    def least_if_sure_hits(self) -> np.ndarray:
+        """``least``, assuming every seat takes a sure hit when it has one."""
+        return self._get_sure_hit_bounds()[0]
+
+    @property
+    def most_if_sure_hits(self) -> np.ndarray:
+        """``most``, assuming every seat takes a sure hit when it has one: a seat that missed
+        while another was proved to hold a rank holds at most what it has drawn since."""
+        return self._get_sure_hit_bounds()[1]
+
+    @property
     def unseen(self) -> np.ndarray:
         """Cards of each rank this seat has not seen: in other hands or the pool."""
         return (
@@ -328,6 +415,11 @@ class PlayerView:
         if self._bounds is None:
             self._bounds = self.knowledge.bounds(self.seat, self.own_counts)
         return self._bounds
+
+    def _get_sure_hit_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._sure_hit_bounds is None:
+            self._sure_hit_bounds = self.knowledge.bounds(self.seat, self.own_counts, True)
+        return self._sure_hit_bounds
 
 
 class KnowledgeTracker:

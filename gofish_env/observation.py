@@ -17,7 +17,12 @@ import numpy as np
 
 from gofish_env.cards import RANK_POINTS
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
-from gofish_env.knowledge import PlayerView, PublicKnowledge, opponent_bounds_kernel
+from gofish_env.knowledge import (
+    PlayerView,
+    PublicKnowledge,
+    opponent_bounds_kernel,
+    sure_hit_bounds_kernel,
+)
 from gofish_env.rules import Rules
 
 DEFAULT_HISTORY = 8
@@ -81,6 +86,17 @@ class ObservationLayout:
                 f"most cards of each rank each opponent can hold / {self.max_held}",
             ),
             ("known_none", (players - 1, ranks), "1 if the opponent is known to hold none"),
+            (
+                "least_if_sure_hits",
+                (players - 1, ranks),
+                f"least_held, if every seat takes a sure hit when it has one / {self.max_held}",
+            ),
+            (
+                "most_if_sure_hits",
+                (players - 1, ranks),
+                f"most_held, if every seat takes a sure hit when it has one (a seat that missed "
+                f"while another was proved to hold a rank held none of it) / {self.max_held}",
+            ),
             (
                 "recent_asks",
                 (history, ask_row),
@@ -153,6 +169,8 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
     put("least_held", least / layout.max_held)
     put("most_held", most / layout.max_held)
     put("known_none", most == 0)
+    put("least_if_sure_hits", view.least_if_sure_hits[opponents] / layout.max_held)
+    put("most_if_sure_hits", view.most_if_sure_hits[opponents] / layout.max_held)
     if layout.history:
         section = sec["recent_asks"]
         width = section.shape[1]
@@ -224,6 +242,8 @@ class ObservationEncoder:
                     "least_held",
                     "most_held",
                     "known_none",
+                    "least_if_sure_hits",
+                    "most_if_sure_hits",
                     "recent_asks",
                 )
             ]
@@ -304,6 +324,7 @@ class ObservationEncoder:
             self.num_asks,
             public.least,
             public.most,
+            public.sure_hit_most,
             public.unlaid,
             public.hand_cap,
             public.max_copies,
@@ -326,6 +347,7 @@ def fill_observation(
     num_asks,
     least,
     most,
+    sure_hit_most,
     unlaid,
     hand_cap,
     max_copies,
@@ -345,6 +367,8 @@ def fill_observation(
         least_at,
         most_at,
         none_at,
+        sure_least_at,
+        sure_most_at,
         history_at,
         max_held,
         max_hand,
@@ -373,6 +397,30 @@ def fill_observation(
             obs[most_at + cell] = high[k, rank] / max_held
             if high[k, rank] == 0:
                 obs[none_at + cell] = 1.0
+    # The same bounds if every seat takes a sure hit.
+    sure_low = np.empty((players - 1, ranks), np.int64)
+    sure_high = np.empty((players - 1, ranks), np.int64)
+    sure_hit_bounds_kernel(
+        least,
+        most,
+        sure_hit_most,
+        sizes,
+        own,
+        unlaid,
+        hand_cap,
+        pool,
+        max_copies,
+        seat,
+        low,
+        high,
+        sure_low,
+        sure_high,
+    )
+    for k in range(players - 1):
+        for rank in range(ranks):
+            cell = k * ranks + rank
+            obs[sure_least_at + cell] = sure_low[k, rank] / max_held
+            obs[sure_most_at + cell] = sure_high[k, rank] / max_held
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]
@@ -405,7 +453,11 @@ def observation_doc() -> str:
         "legal action of the seat to move (all zeros for every other seat).",
         "",
         "The least / most / known-none bounds come from `gofish_env.knowledge`: public events",
-        "plus the viewer's own hand, nothing else.",
+        "plus the viewer's own hand, nothing else. The `_if_sure_hits` bounds are the same",
+        "deductions under one assumption about how the others play: a seat that holds a rank",
+        "another seat is proved to hold asks for it (a sure hit) before anything else, as the",
+        "`hard` and `expert` CPUs do; so a seat that misses while another seat is proved to",
+        "hold a rank held none of that rank (rank asks only).",
         "",
         f"## Default: table rules, 4 players, history={DEFAULT_HISTORY}",
         "",
@@ -413,7 +465,7 @@ def observation_doc() -> str:
         "",
         "The sizes scale with the rules: P players, R ranks (13, or 14 with jokers), A asks",
         "(R, or 52/53 cards with exact-card asks) and history K give",
-        "R + 3P + P*R + 2P + 1 + 3(P-1)R + K(1 + 2P + A + 3) values.",
+        "R + 3P + P*R + 2P + 1 + 5(P-1)R + K(1 + 2P + A + 3) values.",
         "",
     ]
     for players in (2, 3, 5, 6):
