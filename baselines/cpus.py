@@ -15,9 +15,9 @@ Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
 - ``hard``: the whole public history (the knowledge bounds) and its own counts: a seat
   proved to hold a rank first, otherwise the rank it holds most of, never a seat that
   cannot hold it while another may.
-- ``expert``: sharper bounds (the pool's capacity), the chance each seat holds each rank
-  (the unseen cards spread over the unexplained cards and the pool within the bounds),
-  catches and their tiebreak points first.
+- ``expert``: sharper bounds (the pool's capacity), what the others' misses say if they
+  take sure hits, the chance each seat holds each rank (the unseen cards spread over the
+  unexplained cards and the pool within the bounds), catches and their tiebreak points first.
 
 Exact-card asks (``rules.ask_for == "card"``): every level decides at rank level and then
 names a card of that rank; ``hard`` and ``expert`` follow single cards through the public
@@ -349,6 +349,11 @@ class ExpertCPU(CardTrackingCPU):
 
     - Exact bounds: ``view.least``/``view.most`` from the knowledge module (which also uses
       the pool's capacity, proving holdings before the pool is empty).
+    - What the others' misses say: a seat that takes sure hits and misses while another
+      seat is proved to hold a rank held none of it (``view.least_if_sure_hits`` /
+      ``most_if_sure_hits``; a seat seen to play otherwise is assumed nothing of). The
+      chances and the sure hits below use these bounds; a hit they make sure comes after
+      the hits the history proves, so the expert itself never passes up a sure hit.
     - The chance each seat holds each rank (``hit_chances``): each opponent holds what the
       bounds prove plus unexplained cards; those and the pool are filled from the unseen
       cards not yet accounted for by iterative proportional fitting, where a seat that said

@@ -109,14 +109,14 @@ class PublicKnowledge:
                 if least[event.asker, event.rank] < 1:
                     least[event.asker, event.rank] = 1
                 if sure[event.asker, event.rank] < 1:
-                    # It holds a rank it passed up as a sure hit: it does not take them.
-                    self.skips_sure_hits[event.asker] = True
-                    sure[event.asker] = UNBOUNDED
+                    self._skips_sure_hits(event.asker)  # it holds a rank it passed up
                 self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
             elif kind is Hit:
                 asker, target, rank, count = event.asker, event.target, event.rank, event.count
                 sizes[asker] += count
                 sizes[target] -= count
+                if count > sure[target, rank]:
+                    self._skips_sure_hits(target)  # it held what it was assumed not to
                 least[asker, rank] += count
                 most[asker, rank] += count
                 sure[asker, rank] += count
@@ -172,6 +172,11 @@ class PublicKnowledge:
             elif kind is GameOver:
                 self.winners = event.winners
         self.num_events += len(events)
+
+    def _skips_sure_hits(self, seat: int) -> None:
+        """``seat`` was seen to hold a rank it passed up as a sure hit: assume nothing of it."""
+        self.skips_sure_hits[seat] = True
+        self.sure_hit_most[seat] = UNBOUNDED
 
     def _passed_up(self, asker: int, asked: int) -> None:
         """``asker`` missed asking for ``asked``: had it held a rank another seat is proved

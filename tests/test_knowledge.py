@@ -203,6 +203,134 @@ def test_exact_card_asks_prove_the_rank_and_a_miss_clears_only_that_card():
     assert tracker.view(2).least[0, SEVEN] == 2
 
 
+# --------------------------------------------------- the bounds if every seat takes sure hits
+
+
+def test_a_miss_while_another_seat_is_proved_to_hold_a_rank_assumes_the_asker_held_none():
+    game = four_seats(
+        ["7H 2C 3D 4S 5C", "8C 9C JC QH KH", "10C 10D 6C 6D 9D", "AC AD AH 3C 4C"], ["2D", "KS"]
+    )
+    tracker = KnowledgeTracker(game)
+    game.ask(2, SEVEN)  # seat 0 misses: it is proved to hold a 7; it draws the 2D
+    game.ask(2, rank("8"))  # seat 1 misses: with a 7 it would have asked seat 0 for it
+    assert game.events[-1] == Draw(1, None)  # the KS, privately
+    view = tracker.view(3)
+    assert view.most[1, SEVEN] == 3  # as far as the history proves, up to three 7s
+    assert view.most_if_sure_hits[1, SEVEN] == 1  # none then, at most the card drawn since
+    assert view.least_if_sure_hits[1, SEVEN] == 0
+    # No seat but seat 1 is proved to hold an 8, a queen...: nothing is assumed of those.
+    for other in (rank("8"), rank("Q"), KING):
+        assert view.most_if_sure_hits[1, other] == view.most[1, other]
+    # Seat 2 was asked, not asking: the assumption says nothing new about it.
+    assert (view.most_if_sure_hits[2] == view.most[2]).all()
+
+
+def test_a_seat_seen_holding_a_rank_it_passed_up_is_assumed_nothing_of():
+    # An empty pool: a miss draws nothing, so a passed-up rank is held by none at all.
+    hands = ["7H 9C", "7C 8C 10C", "8D 9D 10D 10H", "7D 7S 8H 8S 9H 9S 10S"]
+    game = position(hands, pool_top=[], rest=3)
+    tracker = KnowledgeTracker(game)
+    game.ask(2, SEVEN)  # seat 0 misses: proved to hold a 7
+    game.ask(0, rank("8"))  # seat 1 misses while holding the 7C: it passed up a sure hit
+    view = tracker.view(2)
+    assert view.most_if_sure_hits[1, SEVEN] == 0 < view.most[1, SEVEN]
+    assert not tracker.sync().skips_sure_hits[1]
+    game.ask(0, rank("8"))  # seat 2 misses
+    game.ask(0, rank("8"))  # seat 3 misses
+    game.ask(2, SEVEN)  # seat 0 misses again
+    game.ask(0, SEVEN)  # seat 1 asks for the 7 it was assumed not to hold
+    public = tracker.sync()
+    assert public.skips_sure_hits[1]
+    assert (public.sure_hit_most[1] >= public.most[1]).all()  # nothing assumed of seat 1
+    # Seat 1 misses again while seat 2 is proved to hold an 8 (and seat 1 holds the 8C):
+    # nothing is assumed of seat 1 any more.
+    game.ask(0, rank("10"))
+    assert game.events[-1] == GoFish(1, 0, rank("10"))
+    public = tracker.sync()
+    assert public.least[2, rank("8")] == 1
+    assert (public.sure_hit_most[1] >= public.most[1]).all()
+
+
+def test_a_seat_that_hands_over_a_rank_it_passed_up_is_assumed_nothing_of():
+    hands = ["7H 9C", "7C 8C 10C", "8D 9D 10D 10H", "7D 7S 8H 8S 9H 9S 10S"]
+    game = position(hands, pool_top=[], rest=3)
+    tracker = KnowledgeTracker(game)
+    game.ask(2, SEVEN)  # seat 0 misses: proved to hold a 7
+    game.ask(0, rank("8"))  # seat 1 misses while holding the 7C
+    game.ask(0, rank("8"))  # seat 2 misses
+    game.ask(1, SEVEN)  # seat 3 takes seat 1's 7C: a card it was assumed not to hold
+    assert game.events[-1] == Hit(3, 1, SEVEN, 1)
+    assert tracker.sync().skips_sure_hits[1]
+
+
+def sure_hit_run(rules: Rules, seed: int, policy: str) -> dict[str, int]:
+    """One game where every seat plays ``policy`` ("random", or CPU levels that take sure
+    hits); after every ask, for every viewer: the assumed bounds lie within the proved
+    ones, and with CPUs that take sure hits they hold the true counts."""
+    from baselines.cpus import make_cpu
+
+    stats = {"checks": 0, "sharper": 0}
+    game = Game(rules, seed=seed)
+    tracker = KnowledgeTracker(game)
+    chooser = random.Random(seed)
+    levels = ["hard", "expert"]
+    cpus = [make_cpu(levels[(seed + s) % 2], seed=seed * 10 + s) for s in range(rules.players)]
+    while True:
+        truth = true_counts(game)
+        for viewer in range(rules.players):
+            view = tracker.view(viewer)
+            low, high = view.least_if_sure_hits, view.most_if_sure_hits
+            assert (view.least <= low).all() and (low <= high).all()
+            assert (high <= view.most).all()
+            if policy == "cpus":
+                assert (low <= truth).all() and (truth <= high).all(), (seed, game.num_asks)
+            stats["checks"] += 1
+            stats["sharper"] += int((high < view.most).sum())
+        if game.is_over or game.num_asks >= 3000:
+            return stats
+        seat = game.current_player
+        if policy == "cpus":
+            game.ask(*cpus[seat].choose(tracker.view(seat)))
+        else:
+            game.ask(*chooser.choice(game.legal_asks()))
+
+
+SURE_HIT_CASES = [
+    ("table-4", Rules(), 12),
+    ("table-2", Rules(players=2), 12),
+    ("table-6", Rules(players=6), 6),
+    ("bicycle-3", Rules.preset("bicycle", players=3), 8),
+    ("quick-4", Rules.preset("quick"), 8),
+    ("pairs-4", Rules.preset("pairs"), 6),
+    ("two-decks-3", Rules.preset("two_decks", players=3), 4),
+    ("asked-moves", Rules(players=4, after_miss="asked", fished_rank_asks_again=False), 8),
+    ("askable-empty", Rules(players=4, empty_hand_draw="own_turn", empty_hand_askable=True), 8),
+    ("authors-4", Rules.preset("authors"), 4),
+]
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SURE_HIT_CASES],
+    ids=[case[0] for case in SURE_HIT_CASES],
+)
+def test_sure_hit_bounds_hold_the_truth_when_every_seat_takes_sure_hits(rules, games):
+    stats = [sure_hit_run(rules, seed, "cpus") for seed in range(games)]
+    assert sum(s["checks"] for s in stats) > games * 20
+    if rules.ask_for == "rank":  # not vacuous: the assumption sharpens some bounds
+        assert sum(s["sharper"] for s in stats) > 0
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SURE_HIT_CASES],
+    ids=[case[0] for case in SURE_HIT_CASES],
+)
+def test_sure_hit_bounds_stay_within_the_proved_bounds_whatever_the_play(rules, games):
+    stats = [sure_hit_run(rules, seed, "random") for seed in range(games)]
+    assert sum(s["checks"] for s in stats) > games * 20
+
+
 # ----------------------------------------------------------------------------- soundness
 
 
