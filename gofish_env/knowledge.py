@@ -90,7 +90,7 @@ class PublicKnowledge:
         self.least = np.zeros((players, ranks), np.int64)
         self.most = np.full((players, ranks), UNBOUNDED, np.int64)
         self.sure_hit_most = self.most.copy()
-        self.skips_sure_hits = [False] * players  # seats seen passing up a sure hit
+        self.skips_sure_hits = np.zeros(players, np.bool_)  # seen passing up a sure hit
         self.laid = np.zeros(ranks, np.int64)
         self.unlaid = self.copies.copy()  # cards of each rank not in catches
         self.catches: list[list[int]] = [[] for _ in range(players)]
@@ -129,9 +129,15 @@ class PublicKnowledge:
                 self.asks[-1].hit = count
             elif kind is GoFish:
                 if not self.card_asks:
-                    least[event.target, event.rank] = most[event.target, event.rank] = 0
-                    sure[event.target, event.rank] = 0
-                    self._passed_up(event.asker, event.rank)
+                    go_fish_kernel(
+                        least,
+                        most,
+                        sure,
+                        self.skips_sure_hits,
+                        event.asker,
+                        event.target,
+                        event.rank,
+                    )
                 self.asks[-1].fished = True
             elif kind is Draw:
                 seat = event.seat
@@ -144,11 +150,9 @@ class PublicKnowledge:
                     self.asks[-1].shown = True
                 else:
                     # A private card, but not the rank asked for (with rank asks).
-                    most[seat] += 1
-                    sure[seat] += 1
-                    if not self.card_asks:
-                        most[seat, self.asks[-1].rank] -= 1
-                        sure[seat, self.asks[-1].rank] -= 1
+                    private_draw_kernel(
+                        most, sure, seat, -1 if self.card_asks else self.asks[-1].rank
+                    )
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
                 sizes[seat] -= self.set_size
@@ -177,17 +181,6 @@ class PublicKnowledge:
         """``seat`` was seen to hold a rank it passed up as a sure hit: assume nothing of it."""
         self.skips_sure_hits[seat] = True
         self.sure_hit_most[seat] = UNBOUNDED
-
-    def _passed_up(self, asker: int, asked: int) -> None:
-        """``asker`` missed asking for ``asked``: had it held a rank another seat is proved
-        to hold, a sure hit, it would have asked for that instead (if it takes sure hits)."""
-        if self.skips_sure_hits[asker]:
-            return
-        proved = self.least > 0
-        proved[asker] = False
-        passed = proved.any(axis=0)
-        passed[asked] = False
-        self.sure_hit_most[asker, passed] = 0
 
     def _deal(self, event: Deal) -> None:
         """A new game (in a match, the next one): start over from its deal."""
@@ -292,6 +285,40 @@ def opponent_bounds_kernel(
                 low[k, rank] = floor
 
 
+# Event steps compiled because they run at every miss and every draw, and numpy calls on
+# rows this short cost their call overhead rather than their arithmetic.
+
+
+@numba.njit(cache=True)
+def go_fish_kernel(least, most, sure_hit_most, skips_sure_hits, asker, target, rank):
+    """A miss (rank asks): the target holds none of the rank; and had the asker held a rank
+    another seat is proved to hold, a sure hit, it would have asked for that instead (if it
+    takes sure hits)."""
+    least[target, rank] = most[target, rank] = sure_hit_most[target, rank] = 0
+    if skips_sure_hits[asker]:
+        return
+    players, ranks = least.shape
+    for other in range(ranks):
+        if other == rank:
+            continue
+        for seat in range(players):
+            if seat != asker and least[seat, other] > 0:
+                sure_hit_most[asker, other] = 0
+                break
+
+
+@numba.njit(cache=True)
+def private_draw_kernel(most, sure_hit_most, seat, asked):
+    """A card drawn unseen: one more of any rank, but not the rank asked for (``asked``;
+    -1 under exact-card asks, where it may be)."""
+    for rank in range(most.shape[1]):
+        most[seat, rank] += 1
+        sure_hit_most[seat, rank] += 1
+    if asked >= 0:
+        most[seat, asked] -= 1
+        sure_hit_most[seat, asked] -= 1
+
+
 @numba.njit(cache=True)
 def sure_hit_bounds_kernel(
     least,
@@ -312,6 +339,16 @@ def sure_hit_bounds_kernel(
     """Fill ``sure_low`` / ``sure_high`` with the bounds ``opponent_bounds_kernel`` deduces
     when every seat takes a sure hit (``most`` cut by ``sure_hit_most``), kept within the
     proved bounds ``low`` / ``high`` (the assumption may be wrong about a seat)."""
+    players, ranks = most.shape
+    assumes = False  # anything at all: until a seat passes up a sure hit, nothing changes
+    for other in range(players):
+        for rank in range(ranks):
+            if sure_hit_most[other, rank] < most[other, rank] and other != seat:
+                assumes = True
+    if not assumes:
+        sure_low[:] = low
+        sure_high[:] = high
+        return
     assumed = np.maximum(np.minimum(most, sure_hit_most), least)
     opponent_bounds_kernel(
         least, assumed, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high

@@ -292,6 +292,48 @@ def test_hard_and_expert_never_ask_a_seat_that_cannot_hold_the_rank(name):
         assert make_cpu(name, seed=seed).choose(view) == (2, SEVEN)
 
 
+def test_expert_counts_on_the_others_taking_sure_hits():
+    # After a miss the asked seat moves. Seat 0 asks seat 3 for a 7 (proving it holds one);
+    # seat 3 misses, then seat 1 misses: holding a 7 either would have asked seat 0 for it.
+    # Seats 1 and 2 then hold eight and seven cards: on the history alone (``hard``) seat 1,
+    # the bigger hand, is where to look for the two unseen 7s; but a seat that takes sure
+    # hits holds at most the one card it drew since; so the expert asks seat 2.
+    rules = Rules(players=4, after_miss="asked")
+    hands = ["7H 7D KH", "QC QD JC JD 5C 5D 8D", "7C 4C 4D 3D 10D JH 2D", "9C 9D 10C"]
+    game = position(hands, pool_top=["2C", "3C", "6C"], rules=rules)
+    game.ask(3, SEVEN)
+    game.ask(1, rank("9"))
+    game.ask(0, rank("Q"))
+    assert game.current_player == 0
+    view = KnowledgeTracker(game).view(0)
+    assert view.most[1, SEVEN] == view.most[2, SEVEN] == 2
+    assert view.most_if_sure_hits[1, SEVEN] == 1
+    for seed in range(20):
+        assert make_cpu("hard", seed=seed).choose(view) == (1, SEVEN)
+        assert make_cpu("expert", seed=seed).choose(view) == (2, SEVEN)
+
+
+@pytest.mark.parametrize("preset", ["table", "bicycle", "ocean", "pairs", "two_decks"])
+def test_expert_never_passes_up_a_sure_hit_itself(preset):
+    # A sure hit only if the others take them comes after one the history proves, so the
+    # others may count on the expert taking sure hits too.
+    rules = Rules.preset(preset)
+    checked = 0
+    for seed in range(16):
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert" if s % 2 else "hard", seed=seed * 10 + s) for s in range(4)]
+        while not game.is_over and game.num_asks < 2000:
+            seat = game.current_player
+            view = tracker.view(seat)
+            target, what = cpus[seat].choose(view)
+            if seat % 2 and any(view.least[t, r] for t, r in view.legal_asks):
+                assert view.least[target, what] > 0, (preset, seed, game.num_asks)
+                checked += 1
+            game.ask(target, what)
+    assert checked > 60
+
+
 def test_expert_completes_a_catch_first():
     # Seat 1 is proved to hold a 9 and seat 2 a king; seat 0 holds one 9 and three kings.
     for seed in range(20):
