@@ -75,11 +75,14 @@ def pretrain(
     seed: int = 0,
     progress: bool = False,
 ) -> list[dict[str, float]]:
-    """Fit the model's policy and value heads to ``demos``; returns each epoch's mean
+    """Fit the model's policy and value heads to ``demos`` (Adam, its step size falling
+    linearly from ``learning_rate`` to zero over the epochs); returns each epoch's mean
     losses and how often the policy's most likely action is the teacher's."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    # The step size falls linearly to zero over the passes: the last ones fine-tune the fit.
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 1.0 - epoch / epochs)
     rng = np.random.default_rng(seed)
     tensors = [
         torch.as_tensor(array)
@@ -107,5 +110,6 @@ def pretrain(
             sums["value_loss"] += value_loss.item() * size
             sums["agreement"] += (chosen == actions).float().sum().item()
         history.append({key: value / len(demos) for key, value in sums.items()})
+        schedule.step()
     policy.set_training_mode(False)
     return history
