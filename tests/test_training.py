@@ -9,11 +9,17 @@ import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 
+from gofish_env.actions import ActionCodec
+from gofish_env.cards import RANK_NAMES, parse_card
+from gofish_env.game import Game
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.observation import ObservationLayout, encode
 from gofish_env.opponents import make_opponent
+from gofish_env.rules import Rules
 from training import evaluate as evaluate_module
 from training import train
-from training.imitation import collect_demonstrations, pretrain
+from training.imitation import RankRelabelling, collect_demonstrations, pretrain
 
 TINY = [
     "--timesteps",
@@ -224,6 +230,74 @@ def test_pretraining_makes_the_network_pick_the_teachers_asks():
     # The model PPO goes on with, acting greedily, repeats the teacher's asks.
     actions, _ = model.predict(demos.observations, action_masks=demos.masks, deterministic=True)
     assert (actions == demos.actions).mean() > 0.6
+
+
+def renamed_card(text: str, new: list[int]) -> str:
+    rank, _ = parse_card(text)
+    return f"{RANK_NAMES[new[rank]]}{text[-1]}"
+
+
+@pytest.mark.parametrize("preset", ["table", "pairs", "two_decks"])
+def test_rank_relabelling_gives_what_the_renamed_game_shows(preset):
+    # The same deal with every card's rank renamed, and the same asks renamed: what each
+    # seat observes, its mask and its ask are the relabelled originals (all but the
+    # tiebreak points, which depend on the ranks' face values).
+    rules = Rules.preset(preset)
+    layout = ObservationLayout(rules)
+    codec = ActionCodec(rules)
+    relabelling = RankRelabelling(layout)
+    torch = pytest.importorskip("torch")
+    for seed in range(4):
+        new = relabelling.renamings(1, torch.Generator().manual_seed(seed))[0].tolist()
+        game = Game(rules, seed=seed)
+        hands = [game.hand(seat) for seat in range(rules.players)]
+        pool = game.pool_cards()
+        renamed = Game.from_hands(
+            [[renamed_card(c, new) for c in hand] for hand in hands],
+            [renamed_card(c, new) for c in pool],
+            rules,
+            catches=[[new[rank] for rank in game.catches(seat)] for seat in range(rules.players)],
+        )
+        trackers = KnowledgeTracker(game), KnowledgeTracker(renamed)
+        chooser = np.random.default_rng(seed)
+        points = layout["tiebreak_points"]
+        while not game.is_over and game.num_asks < 300:
+            seat = game.current_player
+            assert renamed.current_player == seat
+            for viewer in range(rules.players):
+                views = [tracker.view(viewer) for tracker in trackers]
+                observations = [encode(view, layout) for view in views]
+                masks = [codec.mask(viewer, view.legal_asks) for view in views]
+                action = codec.to_action(seat, *game.legal_asks()[0]) if viewer == seat else 0
+                got = relabelling.apply(
+                    torch.as_tensor(observations[0][None]),
+                    torch.as_tensor(masks[0][None]),
+                    torch.as_tensor([action]),
+                    torch.as_tensor([new]),
+                )
+                expected = observations[1].copy()
+                relabelled = got[0][0].numpy()
+                relabelled[points.start : points.stop] = expected[points.start : points.stop]
+                np.testing.assert_array_equal(relabelled, expected)
+                np.testing.assert_array_equal(got[1][0].numpy(), masks[1])
+                if viewer == seat:
+                    target, rank = game.legal_asks()[0]
+                    assert int(got[2][0]) == codec.to_action(seat, target, new[rank])
+            target, rank = game.legal_asks()[int(chooser.integers(len(game.legal_asks())))]
+            game.ask(target, rank)
+            renamed.ask(target, new[rank])
+
+
+def test_rank_relabelling_keeps_jokers_and_refuses_exact_card_asks():
+    torch = pytest.importorskip("torch")
+    relabelling = RankRelabelling(ObservationLayout(Rules.preset("pairs", jokers=True)))
+    new = relabelling.renamings(50, torch.Generator().manual_seed(0))
+    assert (new[:, 13] == 13).all()  # the joker pairs only with the other joker
+    assert (new[:, :13].sort(dim=1).values == torch.arange(13)).all()
+    assert (new[:, :13] != torch.arange(13)).any()
+    with pytest.raises(ValueError, match="ask_for is 'card'; allowed: 'rank'"):
+        RankRelabelling(ObservationLayout(Rules.preset("authors")))
+    assert RankRelabelling.for_rules(Rules.preset("authors")) is None
 
 
 @pytest.mark.slow

@@ -7,6 +7,12 @@ by supervised learning: the policy head to the teacher's asks (cross-entropy ove
 actions), the value head to the returns, so that PPO starts from the teacher's play with a
 value function that already knows what its states are worth.
 
+``RankRelabelling`` multiplies the examples: the game is the same under any renaming of the
+ranks (of equal counts in the deck), so each example may be shown with its ranks renamed at
+random, in the observation, the mask and the ask alike. A network that sees a few thousand
+games this way generalises to positions it has not seen far better than one that sees them
+as they were dealt.
+
     python -m training.train --imitate expert --imitate-games 3000 --opponents hard
 """
 
@@ -20,7 +26,20 @@ from rich.progress import track
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.observation import ObservationLayout
 from gofish_env.opponents import make_opponent
+from gofish_env.rules import Rules
+
+# Observation sections indexed by rank on their last axis ("recent_asks" is handled apart).
+RANK_SECTIONS = (
+    "own_hand",
+    "caught_ranks",
+    "least_held",
+    "most_held",
+    "known_none",
+    "least_if_sure_hits",
+    "most_if_sure_hits",
+)
 
 
 @dataclass
@@ -32,6 +51,79 @@ class Demonstrations:
 
     def __len__(self) -> int:
         return len(self.actions)
+
+
+class RankRelabelling:
+    """Renames the ranks of examples at random (rank asks only): ``apply`` gives each
+    example its own renaming, among ranks with as many cards in the deck (jokers stay).
+
+    Tiebreak points (the sum over a seat's catches) are left as they were: they are the one
+    part of the game that tells ranks apart, and they only break ties on catches.
+    """
+
+    def __init__(self, layout: ObservationLayout):
+        rules = layout.rules
+        if rules.ask_for != "rank":
+            raise ValueError(
+                f"rank relabelling: ask_for is {rules.ask_for!r}; allowed: 'rank' "
+                "(exact-card asks name cards, not ranks)"
+            )
+        ranks = rules.ranks
+        # rank_at[i]: the rank that index i stands for (-1: none), in observations and actions.
+        rank_at = np.full(layout.size, -1, np.int64)
+        for name in RANK_SECTIONS:
+            section = layout[name]
+            rank_at[section.start : section.stop] = np.tile(np.arange(ranks), section.size // ranks)
+        if layout.history:
+            asks = layout["recent_asks"]
+            width = asks.shape[1]
+            what = 1 + 2 * rules.players  # where the asked rank's one-hot starts in a row
+            for row in range(layout.history):
+                start = asks.start + row * width + what
+                rank_at[start : start + ranks] = np.arange(ranks)
+        self.observation_rank = torch.as_tensor(rank_at)
+        self.action_rank = torch.as_tensor(np.tile(np.arange(ranks), rules.players - 1))
+        copies = [rules.copies_of(rank) for rank in range(ranks)]
+        self.classes = [
+            [rank for rank in range(ranks) if copies[rank] == count]
+            for count in sorted(set(copies))
+        ]
+        self.ranks = ranks
+
+    @classmethod
+    def for_rules(cls, rules: Rules) -> RankRelabelling | None:
+        """The relabelling for these rules, or None where asks name cards."""
+        return cls(ObservationLayout(rules)) if rules.ask_for == "rank" else None
+
+    def renamings(self, count: int, generator: torch.Generator) -> torch.Tensor:
+        """``count`` random renamings, ``new[i, r]`` the new name of rank r."""
+        new = torch.arange(self.ranks).repeat(count, 1)
+        for members in self.classes:
+            members = torch.as_tensor(members)
+            shuffled = torch.argsort(torch.rand(count, len(members), generator=generator), dim=1)
+            new[:, members] = members[shuffled]
+        return new
+
+    def apply(
+        self, observations, masks, actions, new: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The examples with ranks renamed by ``new`` (one renaming per example)."""
+        old = torch.argsort(new, dim=1)  # old[i, q]: the rank renamed to q
+        observations = _rename(observations, self.observation_rank, old)
+        masks = _rename(masks, self.action_rank, old)
+        ranks = self.ranks
+        actions = (actions // ranks) * ranks + new.gather(1, (actions % ranks)[:, None])[:, 0]
+        return observations, masks, actions
+
+
+def _rename(values: torch.Tensor, rank_at: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
+    """``values`` with each rank-indexed entry taken from the entry of the rank renamed to
+    it (``old[i, q]``); entries that stand for no rank stay."""
+    indexed = rank_at >= 0
+    source = torch.arange(values.shape[1]).repeat(len(values), 1)
+    ranks = rank_at[indexed]
+    source[:, indexed] += old[:, ranks] - ranks
+    return values.gather(1, source)
 
 
 def collect_demonstrations(
@@ -74,16 +166,19 @@ def pretrain(
     learning_rate: float = 1e-3,
     seed: int = 0,
     progress: bool = False,
+    relabelling: RankRelabelling | None = None,
 ) -> list[dict[str, float]]:
     """Fit the model's policy and value heads to ``demos`` (Adam, its step size falling
     linearly from ``learning_rate`` to zero over the epochs); returns each epoch's mean
-    losses and how often the policy's most likely action is the teacher's."""
+    losses and how often the policy's most likely action is the teacher's. With
+    ``relabelling`` every example is shown with its ranks renamed anew each epoch."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     # The step size falls linearly to zero over the passes: the last ones fine-tune the fit.
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 1.0 - epoch / epochs)
     rng = np.random.default_rng(seed)
+    generator = torch.Generator().manual_seed(seed)
     tensors = [
         torch.as_tensor(array)
         for array in (demos.observations, demos.masks, demos.actions, demos.returns)
@@ -95,6 +190,9 @@ def pretrain(
         for start in range(0, len(demos), batch_size):
             batch = order[start : start + batch_size]
             observations, masks, actions, returns = (tensor[batch] for tensor in tensors)
+            if relabelling is not None:
+                new = relabelling.renamings(len(batch), generator)
+                observations, masks, actions = relabelling.apply(observations, masks, actions, new)
             values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
             policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values.flatten(), returns)

@@ -33,7 +33,7 @@ from baselines.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.evaluate import evaluate, results_json, results_table
-from training.imitation import collect_demonstrations, pretrain
+from training.imitation import RankRelabelling, collect_demonstrations, pretrain
 from training.pipelined_ppo import PipelinedMaskablePPO
 from training.plots import plot_learning_curve
 from training.vec_env import PipelinedSubprocVecEnv, SpinningSubprocVecEnv, TimedMaskedVecEnv
@@ -105,6 +105,10 @@ class Args:
         default=5000, metadata={"help": "imitation: games of the CPU's play to learn from"}
     )
     imitate_epochs: int = field(default=20, metadata={"help": "imitation: passes over those games"})
+    imitate_relabel: bool = field(
+        default=True,
+        metadata={"help": "imitation: rename the ranks of each example at random (rank asks)"},
+    )
 
 
 VEC_ENVS = {
@@ -292,6 +296,7 @@ def main(argv: list[str] | None = None) -> dict:
             args.batch_size,
             seed=args.seed,
             progress=args.progress,
+            relabelling=RankRelabelling.for_rules(rules) if args.imitate_relabel else None,
         )
         console.print(
             f"Imitated {args.imitate}: {len(demos):,} asks; the network picks the CPU's ask "
