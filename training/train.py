@@ -36,6 +36,7 @@ from training.evaluate import evaluate, results_json, results_table
 from training.imitation import RankRelabelling, collect_demonstrations, pretrain
 from training.pipelined_ppo import PipelinedMaskablePPO
 from training.plots import plot_learning_curve
+from training.policies import AskScoringPolicy
 from training.vec_env import PipelinedSubprocVecEnv, SpinningSubprocVecEnv, TimedMaskedVecEnv
 
 
@@ -81,6 +82,13 @@ class Args:
         default=0.0, metadata={"help": "stop an update's epochs past this KL (0: never)"}
     )
     net_arch: str = field(default="256,256", metadata={"help": "hidden layer sizes"})
+    policy: str = field(
+        default="mlp",
+        metadata={
+            "help": "mlp (SB3's dense policy) or ask-scoring (one small network, shared by "
+            "every ask, scores it from the cells about its target and rank)"
+        },
+    )
     eval_every: int = field(default=50_000, metadata={"help": "steps between evaluations"})
     eval_deals: int = field(default=25, metadata={"help": "duplicate deals per CPU per eval"})
     eval_cpus: str = field(
@@ -111,6 +119,8 @@ class Args:
     )
 
 
+POLICIES = {"mlp": "MlpPolicy", "ask-scoring": AskScoringPolicy}
+
 VEC_ENVS = {
     "pipelined": PipelinedSubprocVecEnv,
     "spinning": SpinningSubprocVecEnv,
@@ -140,6 +150,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     args = Args(**vars(parser.parse_args(argv)))
     if args.vec_env not in VEC_ENVS:
         parser.error(f"--vec-env: got {args.vec_env!r}; allowed: {', '.join(VEC_ENVS)}")
+    if args.policy not in POLICIES:
+        parser.error(f"--policy: got {args.policy!r}; allowed: {', '.join(POLICIES)}")
     if args.imitate:
         if args.imitate not in CPU_LEVELS:
             parser.error(f"--imitate: got {args.imitate!r}; allowed: {', '.join(CPU_LEVELS)}")
@@ -268,11 +280,14 @@ def main(argv: list[str] | None = None) -> dict:
         )
         model.set_random_seed(args.seed)
     else:
+        policy_kwargs: dict = {"net_arch": [int(size) for size in args.net_arch.split(",")]}
+        if args.policy == "ask-scoring":
+            policy_kwargs["rules"] = rules
         model = algorithm(
-            "MlpPolicy",
+            POLICIES[args.policy],
             env,
             **hyperparameters,
-            policy_kwargs={"net_arch": [int(size) for size in args.net_arch.split(",")]},
+            policy_kwargs=policy_kwargs,
             tensorboard_log=str(run / "tensorboard"),
             seed=args.seed,
             device="cpu",
