@@ -93,9 +93,14 @@ class AskScoring(nn.Module):
         ]
         self.embed = mlp([layout.size, *embedding], activation)
         width = embedding[-1] if embedding else layout.size
-        inputs = cells.shape[1] + len(ROW_SUM_SECTIONS) * orders.shape[1] + width
+        inputs = cells.shape[1] + len(ROW_SUM_SECTIONS) * orders.shape[1]
+        # The scorer's first layer on [ask cells, embedding], with the embedding's part
+        # computed once per observation rather than once per ask.
+        self.first_cells = nn.Linear(inputs, SCORER_LAYERS[0])
+        self.first_context = nn.Linear(width, SCORER_LAYERS[0], bias=False)
+        self.first_activation = activation()
         self.scorer = nn.Sequential(
-            mlp([inputs, *SCORER_LAYERS], activation), nn.Linear(SCORER_LAYERS[-1], 1)
+            mlp(list(SCORER_LAYERS), activation), nn.Linear(SCORER_LAYERS[-1], 1)
         )
         self.latent_dim_pi = cells.shape[0]
         self.latent_dim_vf = width
@@ -115,9 +120,9 @@ class AskScoring(nn.Module):
         for start, stop, shape in self.row_sections:
             sums = observation[:, start:stop].reshape(-1, *shape).sum(dim=2)  # batch x opponents
             parts.append(sums[:, self.orders])
-        asks = self.cells.shape[0]
-        parts.append(embedding[:, None, :].expand(-1, asks, -1))
-        return self.scorer(torch.cat(parts, dim=2)).squeeze(2)
+        hidden = self.first_cells(torch.cat(parts, dim=2))
+        hidden = self.first_activation(hidden + self.first_context(embedding)[:, None, :])
+        return self.scorer(hidden).squeeze(2)
 
 
 class AskScoringPolicy(MaskableActorCriticPolicy):
