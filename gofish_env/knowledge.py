@@ -342,14 +342,20 @@ def sure_hit_bounds_kernel(
     players, ranks = most.shape
     assumes = False  # anything at all: until a seat passes up a sure hit, nothing changes
     for other in range(players):
-        for rank in range(ranks):
-            if sure_hit_most[other, rank] < most[other, rank] and other != seat:
-                assumes = True
+        if other != seat:
+            for rank in range(ranks):
+                if sure_hit_most[other, rank] < most[other, rank]:
+                    assumes = True
+                    break
     if not assumes:
         sure_low[:] = low
         sure_high[:] = high
         return
-    assumed = np.maximum(np.minimum(most, sure_hit_most), least)
+    assumed = np.empty_like(most)
+    for other in range(players):
+        for rank in range(ranks):
+            top = min(most[other, rank], sure_hit_most[other, rank])
+            assumed[other, rank] = max(top, least[other, rank])
     opponent_bounds_kernel(
         least, assumed, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high
     )
