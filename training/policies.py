@@ -37,7 +37,7 @@ OPPONENT_RANK_SECTIONS = (
     "most_if_sure_hits",
 )
 ROW_SUM_SECTIONS = ("least_held", "least_if_sure_hits")
-SCORER_LAYERS = (128, 128)
+SCORER_LAYERS = (64, 64)
 
 
 def ask_feature_index(layout: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
