@@ -23,7 +23,7 @@ A second pair of bounds assumes every seat takes a sure hit when it has one (the
 and ``expert`` CPUs always do): a seat that misses while another seat is proved to hold a
 rank held none of that rank, or it would have asked for it (rank asks only). These
 ``if_sure_hits`` bounds are an assumption about how the others play, not a public fact: they
-always lie within the proved bounds, and a seat seen asking for a rank it passed up (so it
+always lie within the proved bounds, and a seat seen holding a rank it passed up (so it
 does not take sure hits) is assumed nothing of for the rest of the game.
 """
 
@@ -60,9 +60,9 @@ class PublicKnowledge:
     ``least[s, r]`` / ``most[s, r]`` are what the history alone proves about seat s and
     rank r (``most`` may be ``UNBOUNDED``); ``bounds`` sharpens them for one viewer.
     ``sure_hit_most[s, r]`` is the most seat s can hold if every seat takes a sure hit when
-    it has one (it drops to 0 where a seat passed one up); a seat later seen asking for a
-    rank it passed up does not take sure hits (``skips_sure_hits``), and is assumed nothing
-    of from then on.
+    it has one (it drops to 0 where a seat passed one up); a seat later seen holding a rank
+    it passed up (it asks for it, or hands it over) does not take sure hits
+    (``skips_sure_hits``), and is assumed nothing of from then on.
     """
 
     def __init__(self, rules: Rules):
