@@ -444,10 +444,21 @@ class ExpertCPU(CardTrackingCPU):
 
     def choose(self, view: PlayerView) -> Ask:
         groups = group_asks(view)
-        rules = view.rules
-        card_asks = rules.ask_for == "card"
+        card_asks = view.rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:
             return next(iter(groups.values()))[0]
+        scores = self.scores(view)
+        top = max(scores.values())
+        key = self.rng.choice([k for k, score in scores.items() if score > top - 1e-9])
+        if card_asks:
+            self._ledger.update(view)
+            return self._ledger.best_card(self.rng, key[0], groups[key])
+        return groups[key][0]
+
+    def scores(self, view: PlayerView) -> dict[tuple[int, int], float]:
+        """The score of each legal (target, rank): ``choose`` asks one of the highest."""
+        groups = group_asks(view)
+        rules = view.rules
         sure = view.least
         low, high = view.least_if_sure_hits, view.most_if_sure_hits
         chance = self.hit_chances(view, low, high)
@@ -483,14 +494,7 @@ class ExpertCPU(CardTrackingCPU):
                 value -= endgame * plain_miss
             return value
 
-        keys = list(groups)
-        scores = [score(key) for key in keys]
-        top = max(scores)
-        key = self.rng.choice([k for k, s in zip(keys, scores, strict=True) if s > top - 1e-9])
-        if card_asks:
-            self._ledger.update(view)
-            return self._ledger.best_card(self.rng, key[0], groups[key])
-        return groups[key][0]
+        return {key: score(key) for key in groups}
 
 
 CPU_LEVELS: dict[str, type[CPU]] = {

@@ -334,6 +334,20 @@ def test_expert_never_passes_up_a_sure_hit_itself(preset):
     assert checked > 60
 
 
+def test_expert_asks_one_of_its_highest_scored_asks():
+    for seed in range(6):
+        game = Game(Rules(), seed=seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", seed=seed * 10 + s) for s in range(4)]
+        while not game.is_over and game.num_asks < 200:
+            view = tracker.view(game.current_player)
+            scores = cpus[view.seat].scores(view)
+            assert set(scores) == set(view.legal_asks)
+            ask = cpus[view.seat].choose(view)
+            assert scores[ask] > max(scores.values()) - 1e-9
+            game.ask(*ask)
+
+
 def test_expert_completes_a_catch_first():
     # Seat 1 is proved to hold a 9 and seat 2 a king; seat 0 holds one 9 and three kings.
     for seed in range(20):

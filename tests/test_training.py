@@ -232,6 +232,33 @@ def test_pretraining_makes_the_network_pick_the_teachers_asks():
     assert (actions == demos.actions).mean() > 0.6
 
 
+def test_soft_targets_spread_the_experts_scores_over_its_legal_asks():
+    env = GoFishEnv(players=4, opponents="hard", seat="random")
+    demos = collect_demonstrations(env, "expert", games=4, gamma=0.99, seed=1, temperature=0.5)
+    rows = np.arange(len(demos))
+    np.testing.assert_allclose(demos.targets.sum(axis=1), 1.0, rtol=1e-5)
+    assert (demos.targets[~demos.masks] == 0).all()
+    # The expert asks one of its highest-scored asks: the target's largest weight.
+    assert (demos.targets[rows, demos.actions] >= demos.targets.max(axis=1) - 1e-6).all()
+    assert (demos.targets.max(axis=1) < 1).any()  # not only one-hot rows
+    hard_only = collect_demonstrations(env, "hard", games=2, gamma=0.99, seed=1, temperature=1)
+    assert hard_only.targets is None  # hard gives no scores: its asks alone
+
+
+def test_pretraining_on_soft_targets_makes_the_network_pick_the_teachers_asks():
+    env = GoFishEnv(players=4, opponents="random", seat="random")
+    demos = collect_demonstrations(env, "expert", games=60, gamma=0.99, seed=0, temperature=0.3)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)
+    history = pretrain(model, demos, epochs=15, batch_size=64, seed=0)
+    assert history[-1]["policy_loss"] < history[0]["policy_loss"]
+    actions, _ = model.predict(demos.observations, action_masks=demos.masks, deterministic=True)
+    chosen = demos.targets[np.arange(len(demos)), actions]
+    # Mostly asks the teacher scored (nearly) highest, where a random legal ask would carry
+    # about 1 / 7 of the weight.
+    assert chosen.mean() > 0.4
+    assert (chosen >= 0.5 * demos.targets.max(axis=1)).mean() > 0.75
+
+
 def renamed_card(text: str, new: list[int]) -> str:
     rank, _ = parse_card(text)
     return f"{RANK_NAMES[new[rank]]}{text[-1]}"
@@ -274,7 +301,9 @@ def test_rank_relabelling_gives_what_the_renamed_game_shows(preset):
                     torch.as_tensor(masks[0][None]),
                     torch.as_tensor([action]),
                     torch.as_tensor([new]),
+                    torch.as_tensor(masks[0][None].astype(np.float32)),  # as soft targets
                 )
+                np.testing.assert_array_equal(got[3][0].numpy(), masks[1].astype(np.float32))
                 expected = observations[1].copy()
                 relabelled = got[0][0].numpy()
                 relabelled[points.start : points.stop] = expected[points.start : points.stop]

@@ -48,6 +48,9 @@ class Demonstrations:
     masks: np.ndarray  # bool (n, actions)
     actions: np.ndarray  # int64 (n,)
     returns: np.ndarray  # float32 (n,): discounted reward from that step to the end
+    # float32 (n, actions): the teacher's scores as a distribution over the legal asks, when
+    # it gives scores (soft targets); None: learn its asks alone.
+    targets: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -105,15 +108,18 @@ class RankRelabelling:
         return new
 
     def apply(
-        self, observations, masks, actions, new: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The examples with ranks renamed by ``new`` (one renaming per example)."""
+        self, observations, masks, actions, new: torch.Tensor, targets=None
+    ) -> tuple[torch.Tensor, ...]:
+        """The examples with ranks renamed by ``new`` (one renaming per example):
+        (observations, masks, actions), and the soft ``targets`` if given."""
         old = torch.argsort(new, dim=1)  # old[i, q]: the rank renamed to q
         observations = _rename(observations, self.observation_rank, old)
         masks = _rename(masks, self.action_rank, old)
         ranks = self.ranks
         actions = (actions // ranks) * ranks + new.gather(1, (actions % ranks)[:, None])[:, 0]
-        return observations, masks, actions
+        if targets is None:
+            return observations, masks, actions
+        return observations, masks, actions, _rename(targets, self.action_rank, old)
 
 
 def _rename(values: torch.Tensor, rank_at: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
@@ -127,17 +133,40 @@ def _rename(values: torch.Tensor, rank_at: torch.Tensor, old: torch.Tensor) -> t
 
 
 def collect_demonstrations(
-    env: GoFishEnv, teacher: str, games: int, gamma: float, seed: int, progress: bool = False
+    env: GoFishEnv,
+    teacher: str,
+    games: int,
+    gamma: float,
+    seed: int,
+    progress: bool = False,
+    temperature: float = 0.0,
 ) -> Demonstrations:
-    """Play ``games`` episodes of ``env`` with the ``teacher`` CPU in the learner's seat."""
+    """Play ``games`` episodes of ``env`` with the ``teacher`` CPU in the learner's seat.
+
+    With ``temperature`` > 0, a teacher that scores every ask (``scores(view)``, as
+    ``expert`` does) and rank asks, each example also keeps softmax(score / temperature)
+    over the legal asks: how much better each ask was than the others, not only which won.
+    """
     agent = make_opponent(teacher)
-    observations, masks, actions, returns = [], [], [], []
+    scorer = getattr(getattr(agent, "cpu", None), "scores", None)
+    if temperature <= 0 or env.rules.ask_for != "rank":
+        scorer = None
+    codec = env.aec.codec
+    observations, masks, actions, returns, targets = [], [], [], [], []
     for game in track(range(games), "demonstrations", disable=not progress):
         observation, _ = env.reset(seed=seed + game)
         agent.reset(seed + game)
         rewards = []
         done = False
         while not done:
+            if scorer is not None:
+                scores = scorer(env.aec.view(env.seat))
+                target = np.zeros(codec.size, np.float64)
+                values = np.array(list(scores.values()))
+                weights = np.exp((values - values.max()) / temperature)
+                for (seat, rank), weight in zip(scores, weights / weights.sum(), strict=True):
+                    target[codec.to_action(env.seat, seat, rank)] = weight
+                targets.append(target)
             action = agent.act(env.aec, env.seat)
             observations.append(observation)
             masks.append(env.action_masks())
@@ -155,6 +184,7 @@ def collect_demonstrations(
         np.array(masks, bool),
         np.array(actions, np.int64),
         np.array(returns, np.float32),
+        np.array(targets, np.float32) if scorer is not None else None,
     )
 
 
@@ -169,8 +199,9 @@ def pretrain(
     relabelling: RankRelabelling | None = None,
 ) -> list[dict[str, float]]:
     """Fit the model's policy and value heads to ``demos`` (Adam, its step size falling
-    linearly from ``learning_rate`` to zero over the epochs); returns each epoch's mean
-    losses and how often the policy's most likely action is the teacher's. With
+    linearly from ``learning_rate`` to zero over the epochs): the policy to the teacher's
+    soft targets if the demonstrations have them, else to its asks. Returns each epoch's
+    mean losses and how often the policy's most likely action is the teacher's. With
     ``relabelling`` every example is shown with its ranks renamed anew each epoch."""
     policy = model.policy
     policy.set_training_mode(True)
@@ -179,22 +210,29 @@ def pretrain(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda epoch: 1.0 - epoch / epochs)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    tensors = [
-        torch.as_tensor(array)
-        for array in (demos.observations, demos.masks, demos.actions, demos.returns)
-    ]
+    soft = demos.targets is not None
+    arrays = [demos.observations, demos.masks, demos.actions, demos.returns]
+    tensors = [torch.as_tensor(array) for array in arrays + ([demos.targets] if soft else [])]
     history = []
     for _ in track(range(epochs), "imitation", disable=not progress):
         order = torch.as_tensor(rng.permutation(len(demos)))
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "agreement": 0.0}
         for start in range(0, len(demos), batch_size):
             batch = order[start : start + batch_size]
-            observations, masks, actions, returns = (tensor[batch] for tensor in tensors)
+            observations, masks, actions, returns, *targets = (tensor[batch] for tensor in tensors)
             if relabelling is not None:
                 new = relabelling.renamings(len(batch), generator)
-                observations, masks, actions = relabelling.apply(observations, masks, actions, new)
-            values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
-            policy_loss = -log_prob.mean()
+                observations, masks, actions, *targets = relabelling.apply(
+                    observations, masks, actions, new, *targets
+                )
+            if soft:  # cross-entropy with the teacher's distribution over the legal asks
+                values = policy.predict_values(observations)
+                distribution = policy.get_distribution(observations, masks).distribution
+                log_probs = torch.log_softmax(distribution.logits, dim=1)
+                policy_loss = -(targets[0] * log_probs).sum(dim=1).mean()
+            else:  # cross-entropy with the teacher's ask
+                values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
+                policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values.flatten(), returns)
             optimizer.zero_grad()
             (policy_loss + 0.5 * value_loss).backward()

@@ -113,6 +113,13 @@ class Args:
         default=5000, metadata={"help": "imitation: games of the CPU's play to learn from"}
     )
     imitate_epochs: int = field(default=20, metadata={"help": "imitation: passes over those games"})
+    imitate_temperature: float = field(
+        default=0.0,
+        metadata={
+            "help": "imitation: > 0 learns the CPU's scores of every ask as softmax(score / "
+            "this) (expert, rank asks), not only its choice"
+        },
+    )
     imitate_relabel: bool = field(
         default=True,
         metadata={"help": "imitation: rename the ranks of each example at random (rank asks)"},
@@ -302,7 +309,13 @@ def main(argv: list[str] | None = None) -> dict:
             rules=rules, opponents=starting_opponents(args), seat="random", reward=args.reward
         )
         demos = collect_demonstrations(
-            teacher_env, args.imitate, args.imitate_games, args.gamma, args.seed, args.progress
+            teacher_env,
+            args.imitate,
+            args.imitate_games,
+            args.gamma,
+            args.seed,
+            args.progress,
+            args.imitate_temperature,
         )
         imitation = pretrain(
             model,
