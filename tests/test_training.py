@@ -332,9 +332,11 @@ def test_rank_relabelling_keeps_jokers_and_refuses_exact_card_asks():
 @pytest.mark.slow
 def test_training_can_start_by_imitating_a_cpu(tmp_path):
     imitation = ["--imitate", "hard", "--imitate-games", "30", "--imitate-epochs", "3"]
-    report = train.main([*TINY, "--out", str(tmp_path), *imitation])
+    # Three passes over 30 games: without renamed ranks, so the fit shows within them.
+    report = train.main([*TINY, "--out", str(tmp_path), *imitation, "--no-imitate-relabel"])
     assert len(report["imitation"]) == 3
     assert report["imitation"][-1]["agreement"] > report["imitation"][0]["agreement"]
+    assert train.parse_args([]).imitate_relabel  # renamed ranks are the default
 
 
 @pytest.mark.parametrize(
