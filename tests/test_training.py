@@ -346,6 +346,12 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path):
         (["--imitate", "hard", "--resume", "model.zip"], "cannot go with --resume"),
         (["--imitate", "hard", "--imitate-games", "0"], "--imitate-games: got 0"),
         (["--imitate", "hard", "--imitate-epochs", "-1"], "--imitate-epochs: got -1"),
+        (["--imitate", "expert", "--imitate-temperature", "-1"], "--imitate-temperature: got"),
+        (
+            ["--imitate", "hard", "--imitate-temperature", "0.3"],
+            "the 'hard' CPU gives no scores to learn; allowed with --imitate expert",
+        ),
+        (["--policy", "transformer"], "--policy: got 'transformer'; allowed: mlp, ask-scoring"),
         (
             ["--vec-env", "threads"],
             "--vec-env: got 'threads'; allowed: pipelined, spinning, subproc, dummy",

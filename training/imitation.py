@@ -164,8 +164,8 @@ def collect_demonstrations(
                 target = np.zeros(codec.size, np.float64)
                 values = np.array(list(scores.values()))
                 weights = np.exp((values - values.max()) / temperature)
-                for (seat, rank), weight in zip(scores, weights / weights.sum(), strict=True):
-                    target[codec.to_action(env.seat, seat, rank)] = weight
+                for (asked, rank), weight in zip(scores, weights / weights.sum(), strict=True):
+                    target[codec.to_action(env.seat, asked, rank)] = weight
                 targets.append(target)
             action = agent.act(env.aec, env.seat)
             observations.append(observation)

@@ -168,6 +168,17 @@ def parse_args(argv: list[str] | None = None) -> Args:
             if getattr(args, name) < 1:
                 flag = "--" + name.replace("_", "-")
                 parser.error(f"{flag}: got {getattr(args, name)}; allowed: an integer >= 1")
+        if args.imitate_temperature < 0:
+            parser.error(
+                f"--imitate-temperature: got {args.imitate_temperature}; allowed: 0 (the "
+                "CPU's asks) or more (its scores)"
+            )
+        scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
+        if args.imitate_temperature > 0 and args.imitate not in scoring:
+            parser.error(
+                f"--imitate-temperature: the {args.imitate!r} CPU gives no scores to learn; "
+                f"allowed with --imitate {', '.join(scoring)}"
+            )
     return args
 
 
