@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -447,7 +447,7 @@ class ExpertCPU(CardTrackingCPU):
         card_asks = view.rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:
             return next(iter(groups.values()))[0]
-        scores = self.scores(view)
+        scores = self.scores(view, groups)
         top = max(scores.values())
         key = self.rng.choice([k for k, score in scores.items() if score > top - 1e-9])
         if card_asks:
@@ -455,9 +455,11 @@ class ExpertCPU(CardTrackingCPU):
             return self._ledger.best_card(self.rng, key[0], groups[key])
         return groups[key][0]
 
-    def scores(self, view: PlayerView) -> dict[tuple[int, int], float]:
-        """The score of each legal (target, rank): ``choose`` asks one of the highest."""
-        groups = group_asks(view)
+    def scores(
+        self, view: PlayerView, keys: Iterable[tuple[int, int]] | None = None
+    ) -> dict[tuple[int, int], float]:
+        """The score of each (target, rank) in ``keys`` (default: every legal one):
+        ``choose`` asks one of the highest."""
         rules = view.rules
         sure = view.least
         low, high = view.least_if_sure_hits, view.most_if_sure_hits
@@ -494,7 +496,7 @@ class ExpertCPU(CardTrackingCPU):
                 value -= endgame * plain_miss
             return value
 
-        return {key: score(key) for key in groups}
+        return {key: score(key) for key in (group_asks(view) if keys is None else keys)}
 
 
 CPU_LEVELS: dict[str, type[CPU]] = {
