@@ -1,0 +1,69 @@
+"""What table a saved agent was trained for, kept inside its model file.
+
+A saved agent (an SB3 ``.zip``) only fits tables whose observation and actions have the layout
+it was trained on, so the rules it was trained under travel with it: ``write_agent_rules``
+adds a small ``gofish_env.json`` entry to the zip after SB3 has written it. Older zips carry
+no such entry; their run folder's ``args.json`` (``runs/NAME/model.zip``,
+``runs/NAME/checkpoints/model_X.zip`` or ``runs/NAME/snapshots/snapshot_X.zip``) says the
+same. Only ``zipfile`` and ``json`` are used here: nothing of SB3 or torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zipfile
+from pathlib import Path
+
+from gofish_env.rules import Rules
+
+METADATA_ENTRY = "gofish_env.json"
+
+
+class AgentFileError(ValueError):
+    """A model file that is missing, unreadable, or made for another table; the message is
+    one line meant for the user."""
+
+
+def write_agent_rules(path: str | Path, rules: Rules) -> None:
+    """Record ``rules`` inside the saved model zip at ``path``."""
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(METADATA_ENTRY, json.dumps({"rules": dataclasses.asdict(rules)}))
+
+
+def read_agent_rules(path: str | Path) -> Rules | None:
+    """The rules the agent at ``path`` was trained under: from the zip, else from its run
+    folder's ``args.json``; ``None`` if neither says. Raises ``AgentFileError`` for a
+    missing or corrupt file."""
+    path = Path(path)
+    if not path.is_file():
+        raise AgentFileError(f"model file not found: {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "data" not in names:
+                raise AgentFileError(f"not a saved SB3 model (no 'data' entry): {path}")
+            if METADATA_ENTRY in names:
+                return Rules(**json.loads(archive.read(METADATA_ENTRY))["rules"])
+    except (zipfile.BadZipFile, OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+        raise AgentFileError(f"cannot read model file {path}: {error}") from None
+    for folder in (path.parent, path.parent.parent):
+        args_file = folder / "args.json"
+        if args_file.is_file():
+            try:
+                args = json.loads(args_file.read_text())
+                return Rules.preset(args["rules"], players=args["players"])
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+    return None
+
+
+def check_agent_rules(path: str | Path, rules: Rules) -> None:
+    """Refuse, in one line, an agent trained for another table than ``rules``."""
+    trained = read_agent_rules(path)
+    if trained is not None and trained != rules:
+        raise AgentFileError(
+            f"{path} was trained for {trained.players} players under "
+            f"{trained.describe()}; this table is {rules.players} players under "
+            f"{rules.describe()}"
+        )
