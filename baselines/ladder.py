@@ -26,6 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baselines.cpus import CPU, CPU_LEVELS, make_cpu
+from baselines.tournament import (
+    check_count,
+    check_cpu_levels,
+    check_output,
+    parse_list,
+    parse_players_list,
+)
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.rules import Rules
@@ -119,6 +126,8 @@ def measure(
     (``deals * players`` games). Deterministic for a given seed."""
     rules = Rules(players=players) if rules is None else rules
     assert rules.players == players, "rules.players must match players"
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
     scores = []
     truncated = 0
     spent = {strong: [0.0, 0], weak: [0.0, 0]}
@@ -297,25 +306,54 @@ def save_chart(path: Path, results: Sequence[PairResult]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> list[PairResult]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.ladder",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--games", type=int, default=500, help="duplicate deals per matchup")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the CPUs")
-    parser.add_argument("--players", default="2,4", help="table sizes, comma separated")
-    parser.add_argument("--levels", default=",".join(LADDER), help="CPU levels, weakest first")
-    parser.add_argument("--out", default=None, help="markdown file to write the table into")
+    parser.add_argument("--players", default="2,4", help="table sizes (2..6), comma separated")
+    parser.add_argument(
+        "--levels", default=",".join(LADDER), help="CPU levels, weakest first, comma separated"
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="markdown file to write the table into, between its marker lines (the file is "
+        "created if missing; the rest of it is kept), with the chart saved beside it as "
+        ".png (overwritten) (default: %(default)s: print only)",
+    )
     args = parser.parse_args(argv)
-    players = [int(p) for p in args.players.split(",")]
-    levels = args.levels.split(",")
+
+    # Every argument is checked before the first game.
+    check_count(parser, "--games", args.games)
+    players = parse_players_list(parser, "--players", args.players)
+    levels = parse_list(parser, "--levels", args.levels)
+    check_cpu_levels(parser, "--levels", levels)
+    if len(levels) < 2:
+        parser.error(f"--levels: got {args.levels!r}; allowed: at least 2 CPU levels")
+    if args.out:
+        out = Path(args.out)
+        if out.suffix == ".png":
+            parser.error(
+                f"--out: got {args.out!r}; the chart is saved as OUT.png, so name a "
+                "markdown file, e.g. docs/baselines.md"
+            )
+        check_output(parser, "--out", out)
+        check_output(parser, "--out", out.with_suffix(".png"))
+
     results = run_ladder(args.games, args.seed, players, levels, progress=True)
     print_table(results)
     print(speed_table(results))
     if args.out:
-        out = Path(args.out)
         chart = out.with_suffix(".png")
+        out.parent.mkdir(parents=True, exist_ok=True)
         save_chart(chart, results)
+        levels_arg = "" if levels == list(LADDER) else f" --levels {','.join(levels)}"
         command = (
             f"python -m baselines.ladder --games {args.games} --seed {args.seed} "
-            f"--players {args.players} --out {args.out}"
+            f"--players {args.players}{levels_arg} --out {args.out}"
         )
         write_markdown(out, results, command, chart.name)
         print(f"wrote {out} and {chart}")

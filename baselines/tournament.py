@@ -45,6 +45,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -55,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
+from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
 from gofish_env.game import Game
 from gofish_env.opponents import MIX_PREFIX, MODEL_PREFIX, Opponent, make_opponent
 from gofish_env.rules import Rules
@@ -107,9 +109,13 @@ def _default_name(spec: Any) -> str:
     return name if name and name != "<lambda>" else "callable"
 
 
-def make_entrants(entrants: Mapping[str, Any] | Sequence[Any]) -> list[Entrant]:
+def make_entrants(
+    entrants: Mapping[str, Any] | Sequence[Any], rules: Rules | None = None
+) -> list[Entrant]:
     """Entrants from ``{name: spec}`` or a list of specs (named after the spec; a repeated
-    name gets ``#2``, ``#3``, ...). String specs are checked here, before any game."""
+    name gets ``#2``, ``#3``, ...). String specs are checked here, before any game: CPU
+    levels exist, model files can be read and, given the table's ``rules``, were trained
+    for that table (``gofish_env.agent_files``)."""
     if isinstance(entrants, Mapping):
         pairs = [(str(name), spec) for name, spec in entrants.items()]
     elif isinstance(entrants, Sequence) and not isinstance(entrants, str):
@@ -127,19 +133,24 @@ def make_entrants(entrants: Mapping[str, Any] | Sequence[Any]) -> list[Entrant]:
         raise ValueError(f"entrants: got {len(pairs)}; a tournament needs at least 2")
     for name, spec in pairs:
         if isinstance(spec, str):
-            _check_spec(name, spec)
+            _check_spec(name, spec, rules)
     return [Entrant(name, spec) for name, spec in pairs]
 
 
-def _check_spec(name: str, spec: str) -> None:
+def _check_spec(name: str, spec: str, rules: Rules | None = None) -> None:
     if spec.startswith(MIX_PREFIX):
         for member in spec[len(MIX_PREFIX) :].split(","):
-            _check_spec(name, member)
+            _check_spec(name, member, rules)
         return
     if spec.startswith(MODEL_PREFIX):
-        path = Path(spec[len(MODEL_PREFIX) :])
-        if not path.is_file():
-            raise ValueError(f"entrant {name!r}: model file not found: {path}")
+        path = spec[len(MODEL_PREFIX) :]
+        try:
+            if rules is None:
+                read_agent_rules(path)  # a missing or corrupt file
+            else:
+                check_agent_rules(path, rules)
+        except AgentFileError as error:
+            raise AgentFileError(f"entrant {name!r}: {error}") from None
         return
     from baselines import CPU_LEVELS
 
@@ -261,7 +272,7 @@ class _Table:
             # Copies of a stateful player at one table must not share its state.
             spec = copy.deepcopy(spec)
         # A saved model is loaded once per process (load_model caches it) and shared.
-        return make_opponent(spec)
+        return make_opponent(spec, self.setup.rules)
 
     def play_deal(self, deal: int) -> list[GameRecord]:
         setup = self.setup
@@ -831,7 +842,7 @@ def run_tournament(
             raise ValueError(f"{name}: got {value!r}; allowed: an integer >= {low}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed: got {seed!r}; allowed: an integer")
-    entrant_list = make_entrants(entrants)
+    entrant_list = make_entrants(entrants, rules)
     lineups = make_lineups(len(entrant_list), rules.players)
     deals = deal_count(games, rules.players, len(lineups))
     setup = _Setup(entrant_list, rules, seed, lineups, max_asks)
@@ -886,16 +897,118 @@ def _progress(
         yield lambda done: bar.update(task, completed=done)
 
 
+# ---------------------------------------------------------------------- command-line checks
+# Shared by the commands (this one, baselines.ladder, training.evaluate, gofish_env.play and
+# the benchmarks): each checks every argument before it starts work and refuses a bad one
+# with ``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2).
+
+
+def check_count(parser: argparse.ArgumentParser, flag: str, value: int, low: int = 1) -> None:
+    """Refuse a count below ``low``."""
+    if value < low:
+        parser.error(f"{flag}: got {value}; allowed: an integer >= {low}")
+
+
+def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> None:
+    """Refuse a duration that is not a positive number of seconds."""
+    if not (math.isfinite(value) and value > 0):
+        parser.error(f"{flag}: got {value:g}; allowed: a number of seconds > 0")
+
+
+def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:
+    """A comma list with no empty entries (``"easy,,hard"`` and ``""`` are refused)."""
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        parser.error(f"{flag}: got {text!r}; allowed: a comma-separated list with no empty entries")
+    return items
+
+
+def parse_players_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[int]:
+    """A comma list of table sizes, each 2..6."""
+    counts = []
+    for item in parse_list(parser, flag, text):
+        try:
+            counts.append(int(item))
+        except ValueError:
+            parser.error(f"{flag}: got {text!r}; allowed: comma-separated integers from 2 to 6")
+    for count in counts:
+        rules_or_error(parser, "table", count, flag)
+    return counts
+
+
+def check_cpu_levels(parser: argparse.ArgumentParser, flag: str, names: Iterable[str]) -> None:
+    """Refuse names that are not CPU levels."""
+    from baselines import CPU_LEVELS
+
+    for name in names:
+        if name not in CPU_LEVELS:
+            parser.error(f"{flag}: unknown CPU level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
+
+
+def rules_or_error(
+    parser: argparse.ArgumentParser, preset: str, players: int, players_flag: str = "--players"
+) -> Rules:
+    """``Rules.preset(preset, players=players)``, or its refusal as a usage error."""
+    try:
+        return Rules.preset(preset, players=players)
+    except ValueError as error:
+        message = str(error)
+        field, _, reason = message.partition(": ")
+        if field == "preset":
+            parser.error(f"--rules: {reason}")
+        if field == "players":
+            parser.error(f"{players_flag}: {reason}")
+        parser.error(f"--rules {preset} with {players} players: {message}")
+
+
+def output_problem(path: str | Path, directory: bool = False) -> str | None:
+    """Why the output file (or, with ``directory``, folder) ``path`` could not be written,
+    or None when it can. Missing parent folders are fine if they could be created."""
+    path = Path(path)
+    kind = "folder" if directory else "file"
+    try:
+        if path.exists():
+            if directory != path.is_dir():
+                return f"{path} is {'a file' if directory else 'a folder'}, not a {kind}"
+            if not os.access(path, os.W_OK | (os.X_OK if directory else 0)):
+                return f"{path} is not writable"
+            return None
+        parent = path.parent
+        while not parent.exists():
+            parent = parent.parent
+    except OSError as error:
+        return f"cannot write {path}: {error.strerror or error}"
+    if not parent.is_dir():
+        return f"cannot write {path}: {parent} is a file, not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write {path}: the folder {parent} is not writable"
+    return None
+
+
+def check_output(
+    parser: argparse.ArgumentParser, flag: str, path: str | Path, directory: bool = False
+) -> None:
+    """Refuse an output path that cannot be written (see ``output_problem``)."""
+    problem = output_problem(path, directory)
+    if problem is not None:
+        parser.error(f"{flag}: {problem}")
+
+
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
-    """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named)."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
+    """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named); a list with
+    an empty entry is refused."""
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise ValueError(f"got {text!r}; allowed: a comma-separated list with no empty entries")
     if any("=" in item for item in items):
         named: dict[str, str] = {}
         for item in items:
             name, _, spec = item.partition("=") if "=" in item else ("", "", item)
+            if not spec.strip():
+                raise ValueError(f"got {item!r}; allowed: NAME=SPEC with a spec")
             name = name.strip() or _default_name(spec.strip())
             if name in named:
-                raise ValueError(f"--cpus: the name {name!r} is given twice")
+                raise ValueError(f"the name {name!r} is given twice")
             named[name] = spec.strip()
         return named
     return items
@@ -906,13 +1019,16 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         prog="python -m baselines.tournament",
         description="Play a tournament between CPUs and models with rotated seats and "
         "duplicate deals; print the standings and write JSON, CSV and a chart.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    from baselines import CPU_LEVELS
+
     parser.add_argument("--players", type=int, default=4, help="seats at each table, 2..6")
     parser.add_argument(
         "--cpus",
-        default=None,
-        help="comma list of entrants: CPU levels and/or model:PATH.zip, each optionally "
-        "NAME=SPEC (default: every CPU level)",
+        default=",".join(CPU_LEVELS),
+        help="comma list of entrants: CPU levels and/or model:PATH.zip (a saved agent, "
+        "which must have been trained for this table), each optionally NAME=SPEC",
     )
     parser.add_argument(
         "--games", type=int, default=200, help="at least this many games (rounded up)"
@@ -924,32 +1040,39 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "--max-asks", type=int, default=DEFAULT_MAX_ASKS, help="cut a game off after this many"
     )
     parser.add_argument(
-        "--out", default="results/tournament", help="directory for the results ('' for none)"
+        "--out",
+        default="results/tournament",
+        help="folder for the result files ('' for none); files of the same names already "
+        "there are overwritten",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.cpus is None:
-        from baselines import CPU_LEVELS
 
-        entrants: dict[str, str] | list[str] = list(CPU_LEVELS)
-    else:
-        try:
-            entrants = _parse_entrants(args.cpus)
-        except ValueError as error:
-            parser.error(str(error))
+    # Every argument is checked before the first game.
+    rules = rules_or_error(parser, args.rules, args.players)
+    if rules.match_target:
+        parser.error("--rules: match play (match_target) is not supported; play single games")
+    check_count(parser, "--games", args.games)
+    check_count(parser, "--workers", args.workers)
+    check_count(parser, "--max-asks", args.max_asks)
     try:
-        result = run_tournament(
-            entrants,
-            players=args.players,
-            games=args.games,
-            rules=args.rules,
-            seed=args.seed,
-            workers=args.workers,
-            max_asks=args.max_asks,
-            progress=not args.no_progress,
-        )
+        entrants = _parse_entrants(args.cpus)
+        make_entrants(entrants, rules)
     except ValueError as error:
-        parser.error(str(error))
+        parser.error(f"--cpus: {error}")
+    if args.out:
+        check_output(parser, "--out", args.out, directory=True)
+
+    result = run_tournament(
+        entrants,
+        players=args.players,
+        games=args.games,
+        rules=rules,
+        seed=args.seed,
+        workers=args.workers,
+        max_asks=args.max_asks,
+        progress=not args.no_progress,
+    )
     print(result.table())
     if args.out:
         paths = result.write(args.out)

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from baselines.tournament import check_count, check_seconds, parse_players_list, rules_or_error
 from gofish_env.game import Game
 from gofish_env.rules import Rules
 
@@ -131,9 +132,13 @@ def openspiel_available() -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/engine_speed.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="length of one measurement")
-    parser.add_argument("--players", default="2,4,6", help="comma-separated seat counts")
+    parser.add_argument("--players", default="2,4,6", help="comma-separated seat counts, 2..6")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per engine and size")
     parser.add_argument(
         "--stat",
@@ -152,15 +157,16 @@ def main(argv: list[str] | None = None) -> None:
         "--markdown", action="store_true", help="also print the results as a Markdown table"
     )
     args = parser.parse_args(argv)
-    console = Console()
 
-    player_counts = [int(text) for text in args.players.split(",") if text.strip()]
-    rules_by_players = {}
-    for players in player_counts:
-        try:
-            rules_by_players[players] = Rules.preset(args.rules, players=players)
-        except ValueError as error:
-            console.print(f"[yellow]skipping {players} players: {error}")
+    # Every argument is checked before the first measurement; a preset that refuses one of
+    # the seat counts is refused here too.
+    check_seconds(parser, "--seconds", args.seconds)
+    check_count(parser, "--repeats", args.repeats)
+    player_counts = parse_players_list(parser, "--players", args.players)
+    rules_by_players = {
+        players: rules_or_error(parser, args.rules, players) for players in player_counts
+    }
+    console = Console()
     with_openspiel = not args.no_openspiel and openspiel_available()
     if not args.no_openspiel and not with_openspiel:
         console.print('[yellow]pyspiel not found: timing our engine only (pip install ".[bench]")')

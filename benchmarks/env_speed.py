@@ -16,6 +16,7 @@ Needs the bench extra (``pip install -e .[bench]``) for OpenSpiel.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import random
 import time
@@ -27,6 +28,7 @@ from rich.progress import track
 from rich.table import Table
 
 import gofish_env
+from baselines.tournament import check_count, check_seconds, parse_players_list
 from gofish_env.gym_env import GoFishEnv
 
 
@@ -89,15 +91,25 @@ def ours_single_agent(players: int, seconds: float, seed: int) -> tuple[float, f
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", default="2,4,6", help="comma-separated player counts")
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/env_speed.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", default="2,4,6", help="comma-separated player counts, 2..6")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is kept")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and choices")
     args = parser.parse_args(argv)
+
+    # Every argument is checked before the first measurement.
+    counts = parse_players_list(parser, "--players", args.players)
+    check_seconds(parser, "--seconds", args.seconds)
+    check_count(parser, "--repeats", args.repeats)
+    if importlib.util.find_spec("open_spiel") is None:
+        parser.error('OpenSpiel is not installed; pip install -e ".[bench]"')
     warnings.simplefilter("ignore")  # PettingZoo warns about dict observations
 
-    counts = [int(p) for p in args.players.split(",")]
     runners = {"ours": ours_aec, "openspiel": openspiel_rl, "single": ours_single_agent}
     best: dict[tuple[str, int], tuple[float, float]] = {}
     jobs = [(p, name) for _ in range(args.repeats) for p in counts for name in runners]

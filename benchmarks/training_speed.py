@@ -1,6 +1,6 @@
 """Where training time goes, for each way of running the environments (``--vec-env``).
 
-    python benchmarks/training_speed.py --timesteps 100000 --vec-envs pipelined,dummy
+    python benchmarks/training_speed.py --timesteps 100000 --vec-envs subproc,dummy
 
 Runs ``python -m training.train`` at its default settings (opponents, network, PPO) for
 ``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
@@ -17,24 +17,39 @@ import tempfile
 from rich.console import Console
 from rich.table import Table
 
+from baselines.tournament import check_count, parse_list
 from training import train
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/training_speed.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--timesteps", type=int, default=100_000, help="steps per run")
     parser.add_argument(
         "--vec-envs",
-        default="pipelined,spinning,subproc,dummy",
-        help="comma-separated --vec-env values",
+        default=",".join(train.VEC_ENVS),
+        help="comma-separated --vec-env values of training.train",
     )
     parser.add_argument("--envs", type=int, default=2, help="parallel environments")
     args = parser.parse_args(argv)
 
+    # Every argument is checked before the first run.
+    check_count(parser, "--timesteps", args.timesteps)
+    check_count(parser, "--envs", args.envs)
+    vec_envs = parse_list(parser, "--vec-envs", args.vec_envs)
+    for vec_env in vec_envs:
+        if vec_env not in train.VEC_ENVS:
+            parser.error(
+                f"--vec-envs: unknown vec env {vec_env!r}; allowed: {', '.join(train.VEC_ENVS)}"
+            )
+
     console = Console()
     rows = []
     with tempfile.TemporaryDirectory() as out:
-        for vec_env in args.vec_envs.split(","):
+        for vec_env in vec_envs:
             console.print(f"training {args.timesteps:,} steps with --vec-env {vec_env} ...")
             report = train.main(
                 [

@@ -15,9 +15,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
+from gofish_env.rules import Rules
 
 MODEL_PREFIX = "model:"
 MIX_PREFIX = "mix:"
@@ -86,10 +90,10 @@ class OpponentMix(Opponent):
     """A different member each episode, drawn from ``members`` (seeded by ``reset``): for
     training against a mix of CPU levels and snapshots of the learner."""
 
-    def __init__(self, members: Sequence[Any]):
+    def __init__(self, members: Sequence[Any], rules: Rules | None = None):
         if not members:
             raise ValueError("opponents: a mix needs at least one member")
-        self.members = [make_opponent(member) for member in members]
+        self.members = [make_opponent(member, rules) for member in members]
         self.rng = random.Random(0)
         self.current = self.members[0]
 
@@ -109,24 +113,46 @@ def _parameters(function: Callable) -> set[str]:
     return set(inspect.signature(function).parameters)
 
 
+def load_model(path: str | Path, rules: Rules | None = None) -> Any:
+    """A saved MaskablePPO model (``.zip``), loaded on the CPU; loaded once per path in a
+    process and shared (models only predict here).
+
+    ``path`` is used as typed (no ``.zip`` is added). With ``rules``, an agent recorded as
+    trained for another table is refused (``gofish_env.agent_files``). A missing, corrupt
+    or unloadable file, or that refusal, raises ``AgentFileError`` (a ``ValueError``) with
+    a one-line message naming the path.
+    """
+    if rules is not None:
+        check_agent_rules(path, rules)
+    return _load_saved_model(str(path))
+
+
 @lru_cache(maxsize=16)
-def load_model(path: str) -> Any:
-    """A saved MaskablePPO model (``.zip``), loaded on the CPU; loaded once per process
-    and shared (models only predict here)."""
+def _load_saved_model(path: str) -> Any:
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(path, device="cpu")
+    read_agent_rules(path)  # a missing or corrupt file: one clean line
+    try:
+        with open(path, "rb") as handle:
+            return MaskablePPO.load(handle, device="cpu")
+    except Exception as error:  # whatever SB3 or torch raise for a file they cannot read
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise AgentFileError(
+            f"cannot load model file {path}: {type(error).__name__}: {first_line}"
+        ) from error
 
 
-def make_opponent(spec: Any) -> Opponent:
-    """An ``Opponent`` from a spec (see the module docstring)."""
+def make_opponent(spec: Any, rules: Rules | None = None) -> Opponent:
+    """An ``Opponent`` from a spec (see the module docstring). With ``rules`` (the table's),
+    a ``model:PATH`` spec whose agent was trained for another table raises
+    ``AgentFileError``."""
     if isinstance(spec, Opponent):
         return spec
     if isinstance(spec, str):
         if spec.startswith(MIX_PREFIX):
-            return OpponentMix(spec[len(MIX_PREFIX) :].split(","))
+            return OpponentMix(spec[len(MIX_PREFIX) :].split(","), rules)
         if spec.startswith(MODEL_PREFIX):
-            return ModelOpponent(load_model(spec[len(MODEL_PREFIX) :]))
+            return ModelOpponent(load_model(spec[len(MODEL_PREFIX) :], rules))
         from baselines import make_cpu
 
         return ViewOpponent(make_cpu(spec))

@@ -17,6 +17,7 @@ Input and output are injectable: ``main(argv, input_fn=input, output=print)``.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -83,12 +84,13 @@ class _SeatObserver:
         }
 
 
-def make_player(spec: Any, seed: int | None) -> tuple[str, Callable]:
+def make_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tuple[str, Callable]:
     """(label, decide) for a CPU seat: ``decide(table, seat) -> (target, rank or card)``.
 
     A CPU level name or CPU object decides from the seat's ``PlayerView``; anything else
     ``make_opponent`` accepts (``model:PATH.zip``, an SB3 model, a callable) from the seat's
-    observation and action mask.
+    observation and action mask. With the table's ``rules``, a saved model trained for
+    another table raises ``AgentFileError``.
     """
     if isinstance(spec, str) and not spec.startswith(MODEL_PREFIX):
         from baselines import make_cpu
@@ -101,7 +103,7 @@ def make_player(spec: Any, seed: int | None) -> tuple[str, Callable]:
         return label, lambda table, seat: cpu.choose(table.view(seat))
     from gofish_env.opponents import make_opponent
 
-    opponent = make_opponent(spec)
+    opponent = make_opponent(spec, rules)
     opponent.reset(seed)
     if isinstance(spec, str):
         label = "model " + spec[len(MODEL_PREFIX) :].rsplit("/", 1)[-1].removesuffix(".zip")
@@ -148,7 +150,7 @@ class TerminalGame:
                 )
             else:
                 cpu_seed = None if seed is None else random.Random(f"{seed}:{seat}").getrandbits(63)
-                label, decide = make_player(spec, cpu_seed)
+                label, decide = make_player(spec, cpu_seed, self.rules)
                 is_level = isinstance(spec, str) and not spec.startswith(MODEL_PREFIX)
                 self.labels[seat] = f"{label} CPU" if is_level else label
                 self.deciders[seat] = decide
@@ -349,7 +351,12 @@ def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) 
         raise ValueError(f"--seat: got {first_seat}; allowed: 0 to {players - 1}")
     human_seats = {(first_seat + k) % players for k in range(humans)}
     cpu_seats = [seat for seat in range(players) if seat not in human_seats]
-    specs = [item.strip() for item in (cpus or _default_cpu()).split(",") if item.strip()]
+    text = _default_cpu() if cpus is None else cpus
+    specs = [item.strip() for item in text.split(",")]
+    if not all(specs) and cpu_seats:
+        raise ValueError(
+            f"--cpus: got {text!r}; allowed: a comma-separated list with no empty entries"
+        )
     if len(specs) == 1:
         specs = specs * len(cpu_seats)
     elif len(specs) != len(cpu_seats):
@@ -392,16 +399,22 @@ def main(
     parser = argparse.ArgumentParser(
         prog="python -m gofish_env.play",
         description="Play Go Fish in the terminal against CPUs, or pass-and-play.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
     parser.add_argument(
         "--cpus",
-        default=None,
-        help=f"CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH.zip "
-        f"for a trained model (default {DEFAULT_CPU})",
+        default=_default_cpu(),
+        help="CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH.zip "
+        "for a saved agent (it must have been trained for this table)",
     )
     parser.add_argument("--rules", default="table", help=f"preset: {', '.join(Rules.PRESETS)}")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the CPUs")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the deal and the CPUs (default: %(default)s, a new deal each time)",
+    )
     parser.add_argument("--humans", type=int, default=1, help="people at the table (0 to watch)")
     parser.add_argument("--seat", type=int, default=0, help="the first person's seat")
     parser.add_argument(
@@ -410,14 +423,20 @@ def main(
     args = parser.parse_args(argv)
     if input_fn is input and not sys.stdin.isatty():
         input_fn = _echoing_input  # piped input: show each line after its prompt
+
+    # Every argument, and every model file, is checked before the game starts.
+    from baselines.tournament import rules_or_error
+
+    rules = rules_or_error(parser, args.rules, args.players)
+    if not (math.isfinite(args.delay) and args.delay >= 0):
+        parser.error(f"--delay: got {args.delay:g}; allowed: a number of seconds >= 0")
     try:
-        rules = Rules.preset(args.rules, players=args.players)
         players = parse_players(args.players, args.humans, args.seat, args.cpus)
         game = Game(rules, seed=args.seed)
         terminal = TerminalGame(
             game, players, input_fn, output, clear=clear, seed=args.seed, delay=args.delay
         )
-    except ValueError as error:
+    except ValueError as error:  # AgentFileError (a model file) is a ValueError too
         parser.error(str(error))
     terminal.run()
     return 0

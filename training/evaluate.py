@@ -23,8 +23,17 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from baselines.tournament import derive_seed, ratio_interval
+from baselines.tournament import (
+    check_count,
+    check_cpu_levels,
+    check_output,
+    derive_seed,
+    parse_list,
+    ratio_interval,
+    rules_or_error,
+)
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
+from gofish_env.agent_files import AgentFileError
 from gofish_env.game import Game
 from gofish_env.opponents import ModelOpponent, Opponent, load_model, make_opponent
 from gofish_env.rules import Rules
@@ -49,13 +58,15 @@ class LevelResult:
         return self.win_rate_ci is not None and bool(self.win_rate_ci[0] > self.fair_share)
 
 
-def agent_opponent(agent: Any) -> Opponent:
-    """The agent as a seat player: a model (played greedily) or any opponent spec."""
-    if isinstance(agent, str | Path) and str(agent).endswith(".zip"):
-        return ModelOpponent(load_model(str(agent)), deterministic=True)
+def agent_opponent(agent: Any, rules: Rules | None = None) -> Opponent:
+    """The agent as a seat player: a model (played greedily) or any opponent spec. A saved
+    model (a ``.zip`` path) is checked against ``rules`` when given (``AgentFileError``
+    for a missing or corrupt file, or one trained for another table)."""
+    if isinstance(agent, Path) or (isinstance(agent, str) and agent.endswith(".zip")):
+        return ModelOpponent(load_model(agent, rules), deterministic=True)
     if hasattr(agent, "predict"):
         return ModelOpponent(agent, deterministic=True)
-    return make_opponent(agent)
+    return make_opponent(agent, rules)
 
 
 def play_level(
@@ -69,7 +80,7 @@ def play_level(
     """The agent against P - 1 copies of ``cpu`` over ``deals`` duplicate deals."""
     players = rules.players
     env = raw_env(rules=rules, max_asks=DEFAULT_MAX_ASKS)
-    cpus = [make_opponent(cpu) for _ in range(players - 1)]
+    cpus = [make_opponent(cpu, rules) for _ in range(players - 1)]
     wins = np.zeros(deals)
     catches = np.zeros(deals)
     for deal in range(deals):
@@ -114,7 +125,9 @@ def evaluate(
 ) -> list[LevelResult]:
     """The agent's results against each CPU level (see the module docstring)."""
     rules = Rules() if rules is None else rules
-    player = agent_opponent(agent)
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
+    player = agent_opponent(agent, rules)
     results = []
     with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task("evaluating", total=len(cpus) * deals * rules.players)
@@ -147,20 +160,48 @@ def results_json(results: Sequence[LevelResult]) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> list[LevelResult]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="path of a saved MaskablePPO model (.zip)")
-    parser.add_argument("--cpus", default=",".join(DEFAULT_CPUS), help="CPU levels to face")
-    parser.add_argument("--players", type=int, default=4, help="seats at each table")
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "model",
+        help="path of a saved MaskablePPO model (.zip), used as typed; it must have been "
+        "trained for the table of --players and --rules",
+    )
+    parser.add_argument(
+        "--cpus", default=",".join(DEFAULT_CPUS), help="CPU levels to face, comma separated"
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats at each table, 2..6")
     parser.add_argument("--rules", default="table", help=f"preset: {', '.join(Rules.PRESETS)}")
     parser.add_argument("--deals", type=int, default=200, help="duplicate deals per CPU level")
     parser.add_argument("--seed", type=int, default=12345, help="seed of the deals and CPUs")
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        help="also write the results to this JSON file, overwritten if it exists "
+        "(default: %(default)s: no file)",
+    )
     args = parser.parse_args(argv)
 
-    rules = Rules.preset(args.rules, players=args.players)
-    results = evaluate(args.model, args.cpus.split(","), rules, args.deals, args.seed, True)
+    # Every argument, and the model file, is checked before the first game.
+    rules = rules_or_error(parser, args.rules, args.players)
+    cpus = parse_list(parser, "--cpus", args.cpus)
+    check_cpu_levels(parser, "--cpus", cpus)
+    check_count(parser, "--deals", args.deals)
+    if args.json is not None:
+        check_output(parser, "--json", args.json)
+    try:
+        model = load_model(args.model, rules)
+    except AgentFileError as error:
+        parser.error(str(error))
+
+    results = evaluate(model, cpus, rules, args.deals, args.seed, True)
     Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
-    if args.json:
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results_json(results), indent=2))
     return results
 
