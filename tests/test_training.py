@@ -352,10 +352,7 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path):
             "the 'hard' CPU gives no scores to learn; allowed with --imitate expert",
         ),
         (["--policy", "transformer"], "--policy: got 'transformer'; allowed: mlp, ask-scoring"),
-        (
-            ["--vec-env", "threads"],
-            "--vec-env: got 'threads'; allowed: pipelined, spinning, subproc, dummy",
-        ),
+        (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: dummy, subproc"),
     ],
 )
 def test_bad_training_arguments_are_refused_with_the_reason(argv, message, capsys):

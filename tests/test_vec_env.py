@@ -1,8 +1,9 @@
-"""The spinning SubprocVecEnv: the same results as SB3's vectorized envs, and its commands."""
+"""Training's vec envs: SB3's stock ones, with failures that name the env and end cleanly."""
 
 from __future__ import annotations
 
-import time
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -10,16 +11,42 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
 from training.vec_env import (
-    Mailbox,
-    SharedMemoryConnection,
-    SpinningConnection,
-    SpinningSubprocVecEnv,
-    shared_memory_supported,
+    CheckedSubprocVecEnv,
+    EnvFailure,
+    ReportEnvErrors,
+    TimedMaskedVecEnv,
 )
 
 
 def builders(count: int = 2):
-    return [lambda k=k: GoFishEnv(players=3, opponents="easy", seat=k) for k in range(count)]
+    return [
+        lambda k=k: ReportEnvErrors(GoFishEnv(players=3, opponents="easy", seat=k))
+        for k in range(count)
+    ]
+
+
+class FailingEnv(GoFishEnv):
+    """Raises on its ``fail_at``-th step."""
+
+    def __init__(self, fail_at: int, **kwargs):
+        super().__init__(**kwargs)
+        self.fail_at = fail_at
+        self.steps = 0
+
+    def step(self, action):
+        self.steps += 1
+        if self.steps == self.fail_at:
+            raise ValueError(f"broken on step {self.steps}")
+        return super().step(action)
+
+
+def failing_builders(failing_index: int, fail_at: int = 5):
+    def build(k: int):
+        if k == failing_index:
+            return ReportEnvErrors(FailingEnv(fail_at, players=3, opponents="easy", seat=k))
+        return ReportEnvErrors(GoFishEnv(players=3, opponents="easy", seat=k))
+
+    return [lambda k=k: build(k) for k in range(3)]
 
 
 def play(venv, steps: int = 200) -> list:
@@ -47,107 +74,77 @@ def assert_same(first: list, second: list) -> None:
 
 
 @pytest.mark.slow
-def test_spinning_vec_env_steps_exactly_like_dummy_and_subproc():
-    dummy = play(DummyVecEnv(builders(3)))
-    assert_same(play(SpinningSubprocVecEnv(builders(3))), dummy)
+def test_checked_subproc_vec_env_steps_exactly_like_dummy_and_subproc():
+    dummy = play(TimedMaskedVecEnv(DummyVecEnv(builders(3))))
+    assert_same(play(TimedMaskedVecEnv(CheckedSubprocVecEnv(builders(3)))), dummy)
     assert_same(play(SubprocVecEnv(builders(3))), dummy)
     # Episodes ended within the run: terminal observations and automatic resets compared.
     assert sum(item.sum() for item in dummy[3::6]) > 0
 
 
-@pytest.mark.slow
-def test_spinning_vec_env_answers_every_command():
-    venv = SpinningSubprocVecEnv(builders(3), spin_seconds=0.0005)
-    try:
-        assert isinstance(venv, SubprocVecEnv)
-        assert venv.num_envs == 3
-        assert venv.get_attr("seat") == [0, 1, 2]
-        assert venv.get_attr("seat", indices=[2]) == [2]
-        venv.set_attr("illegal_reward", -5.0, indices=[1])
-        assert venv.get_attr("illegal_reward") == [-1.0, -5.0, -1.0]
-        venv.env_method("set_opponents", "hard", indices=[0])
-        assert venv.get_attr("opponent_specs")[0] == ["hard", "hard"]
-        assert venv.has_attr("action_masks")
-        assert venv.env_is_wrapped(GoFishEnv.__mro__[1]) == [False] * 3  # gymnasium.Env
-        venv.reset()
-        # Long pauses (past the spin window) leave the processes asleep; they still answer.
-        time.sleep(0.01)
-        masks = venv.env_method("action_masks")
-        assert [mask.dtype for mask in masks] == [bool] * 3
-    finally:
-        venv.close()
-    assert venv.closed and all(not process.is_alive() for process in venv.processes)
+def test_report_env_errors_turns_an_exception_into_an_ended_episode_that_stays_broken():
+    env = ReportEnvErrors(FailingEnv(2, players=3, opponents="easy"))
+    _, info = env.reset(seed=0)
+    assert "env_error" not in info
+    mask = info["action_mask"]
+    _, _, terminated, _, info = env.step(int(np.flatnonzero(mask)[0]))
+    assert not terminated and "env_error" not in info
+    _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert terminated and not truncated and reward == 0.0
+    assert info["env_error"] == "ValueError: broken on step 2"
+    assert "Traceback" in info["env_error_traceback"]
+    assert not info["action_mask"].any()
+    _, info = env.reset()
+    assert info["env_error"] == "ValueError: broken on step 2"
+    assert env.unwrapped.steps == 2  # the inner env is not touched again
 
 
-def test_spinning_connection_receives_within_and_after_the_spin_window():
-    import multiprocessing as mp
-    import threading
-
-    left, right = mp.Pipe()
-    to_right, to_left = mp.RawValue("Q", 0), mp.RawValue("Q", 0)
-    spinning = SpinningConnection(left, 0.002, sent=to_right, received=to_left)
-    other = SpinningConnection(right, 0.002, sent=to_left, received=to_right)
-    other.send("ready")
-    assert to_left.value == 1
-    assert spinning.recv() == "ready"  # already there
-    for delay in (0.0005, 0.05):  # inside the spin window, then long after it (asleep)
-        timer = threading.Timer(delay, other.send, args=(delay,))
-        start = time.perf_counter()
-        timer.start()
-        assert spinning.recv() == delay
-        assert time.perf_counter() - start >= delay
-        timer.join()
-    spinning.send("ping")
-    assert other.recv() == "ping"
-    assert (to_right.value, to_left.value) == (1, 3)
-    spinning.close()
-    assert left.closed
-
-
-def _echo(connection_args):
-    """A process that answers every message with (its length, the message), until None."""
-    import time as clock
-
-    connection = SharedMemoryConnection(*connection_args)
-    rng = np.random.default_rng(1)
-    while (message := connection.recv()) is not None:
-        clock.sleep(float(rng.choice([0.0, 0.0001, 0.004])))  # sometimes past the window
-        connection.send((len(message), message))
-    connection.close()
-
-
-@pytest.mark.skipif(not shared_memory_supported(), reason="shared memory needs x86-64")
-def test_shared_memory_connection_delivers_every_message_whichever_way_it_travels():
-    import multiprocessing as mp
-
-    context = mp.get_context("forkserver")
-    left, right = context.Pipe()
-    to_right, to_left = Mailbox(context, capacity=4096), Mailbox(context, capacity=4096)
-    process = context.Process(target=_echo, args=((right, 0.0005, to_left, to_right),))
-    process.start()
-    right.close()
-    connection = SharedMemoryConnection(left, 0.0005, to_right, to_left)
+@pytest.mark.parametrize("vec_env", [DummyVecEnv, CheckedSubprocVecEnv])
+def test_an_exception_inside_an_env_names_the_env_and_the_exception(vec_env):
+    venv = TimedMaskedVecEnv(vec_env(failing_builders(failing_index=1)))
+    venv.seed(0)
+    venv.reset()
     rng = np.random.default_rng(0)
-    try:
-        for round_ in range(1000):
-            # Mostly small messages (shared memory), some too big for the buffer (the pipe).
-            size = int(rng.choice([10, 1000, 3000, 20_000]))
-            message = rng.integers(0, 255, size, dtype=np.uint8).tobytes()
-            connection.send(message)
-            if round_ % 3 == 0:
-                time.sleep(float(rng.choice([0.0001, 0.003])))  # the other end may sleep
-            assert connection.recv() == (size, message)
-        connection.send(None)
-        process.join(10)
-        assert process.exitcode == 0
-    finally:
-        if process.is_alive():
-            process.kill()
-    assert (to_right.count.value, to_left.count.value) == (1001, 1000)
-    connection.close()
+    with pytest.raises(EnvFailure) as failure:
+        for _ in range(100):
+            masks = venv.env_method("action_masks")
+            venv.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in masks]))
+    venv.close()
+    assert failure.value.index == 1
+    assert str(failure.value) == "environment 1 failed: ValueError: broken on step 5"
+    assert "in step" in failure.value.trace
 
 
-@pytest.mark.skipif(not shared_memory_supported(), reason="shared memory needs x86-64")
-def test_spinning_vec_env_over_shared_memory_steps_exactly_like_dummy():
-    dummy = play(DummyVecEnv(builders(2)))
-    assert_same(play(SpinningSubprocVecEnv(builders(2), shared_memory=True)), dummy)
+@pytest.mark.slow
+def test_a_killed_worker_names_its_env_and_every_worker_ends():
+    venv = TimedMaskedVecEnv(CheckedSubprocVecEnv(builders(3)))
+    venv.seed(0)
+    venv.reset()
+    workers = venv.venv.processes
+    os.kill(workers[2].pid, signal.SIGKILL)
+    workers[2].join(timeout=10)
+    with pytest.raises(EnvFailure) as failure:
+        masks = venv.env_method("action_masks")
+        venv.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+    assert failure.value.index == 2
+    assert "killed by SIGKILL" in str(failure.value)
+    assert not any(process.is_alive() for process in workers)
+    venv.close()  # closing after a failure is quiet
+
+
+@pytest.mark.slow
+def test_workers_ignore_ctrl_c_so_the_learner_can_save_first():
+    from gofish_env.rules import Rules
+    from training.train import Args, make_env
+
+    args = Args(players=3, opponents="random")
+    venv = CheckedSubprocVecEnv([make_env(args, Rules(players=3), k, 0) for k in range(2)])
+    venv.reset()
+    for process in venv.processes:
+        os.kill(process.pid, signal.SIGINT)
+        os.kill(process.pid, signal.SIGTERM)
+    masks = venv.env_method("action_masks")  # every worker still answers
+    venv.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+    assert all(process.is_alive() for process in venv.processes)
+    venv.close()
+    assert not any(process.is_alive() for process in venv.processes)

@@ -1,22 +1,29 @@
 """Train a MaskablePPO agent to play Go Fish, then measure it against the scripted CPUs.
 
-    python -m training.train --timesteps 1100000 --opponents mix:random,easy,normal
+    python -m training.train --timesteps 300000 --opponents mix:random,easy,normal
     python -m training.train --opponents selfplay --timesteps 2000000 --envs 2
+    python -m training.train --resume runs/NAME          # go on after Ctrl-C or a crash
 
-Reads top to bottom: arguments, seeding, environments, the model, imitation of a CPU
-(optional), callbacks (evaluation against each CPU level, self-play snapshots,
-checkpoints), training, and the final report (model, evaluation JSON, learning-curve PNG,
-the win-rate table). TensorBoard logs go to
-OUT/NAME/tensorboard.
+Reads top to bottom: arguments (all checked before any work), the run folder (new, or the
+saved state of an interrupted run), seeding, environments, the model, imitation of a CPU
+(optional), callbacks (evaluation against each CPU level, self-play snapshots, the
+resumable state), training, and the final report (model, evaluation JSON, learning-curve
+PNG, the win-rate table). Ctrl-C (SIGINT) or SIGTERM stops at the next step, saves the
+run and prints the command that resumes it. TensorBoard logs go to OUT/NAME/tensorboard.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
-import os
+import multiprocessing
 import random
+import shlex
+import signal
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,20 +31,35 @@ from pathlib import Path
 import numpy as np
 import torch
 from rich.console import Console
+from rich.markup import escape
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv
 
 from baselines.cpus import CPU_LEVELS
+from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
+from training.checkpoints import (
+    RunState,
+    StopRequests,
+    has_run_state,
+    load_run_state,
+    save_model,
+    save_run_state,
+)
 from training.evaluate import evaluate, results_json, results_table
 from training.imitation import RankRelabelling, collect_demonstrations, pretrain
-from training.pipelined_ppo import PipelinedMaskablePPO
 from training.plots import plot_learning_curve
 from training.policies import AskScoringPolicy
-from training.vec_env import PipelinedSubprocVecEnv, SpinningSubprocVecEnv, TimedMaskedVecEnv
+from training.vec_env import (
+    CheckedSubprocVecEnv,
+    EnvFailure,
+    ReportEnvErrors,
+    TimedMaskedVecEnv,
+    ignore_interrupts_in_worker,
+)
 
 
 @dataclass
@@ -59,16 +81,17 @@ class Args:
     snapshot_pool: int = field(
         default=5, metadata={"help": "self-play: snapshots kept as opponents"}
     )
-    timesteps: int = field(default=1_100_000, metadata={"help": "learner steps to train for"})
+    timesteps: int = field(default=300_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
-        default="pipelined",
+        default="dummy",
         metadata={
-            "help": "pipelined (worker processes; half the envs step while the network picks "
-            "the other half's actions), spinning (SubprocVecEnv whose processes stay awake "
-            "between steps), subproc (SB3's SubprocVecEnv) or dummy (every env in this "
-            "process)"
+            "help": "dummy (every env in this process: SB3's DummyVecEnv) or subproc (one "
+            "worker process per env: SB3's SubprocVecEnv)"
         },
+    )
+    threads: int = field(
+        default=1, metadata={"help": "torch threads of the learner (the network's math)"}
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
     n_steps: int = field(default=1024, metadata={"help": "PPO rollout steps per env"})
@@ -103,7 +126,11 @@ class Args:
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     resume: str = field(
         default="",
-        metadata={"help": "continue training this saved model (.zip) instead of a new one"},
+        metadata={
+            "help": "a run folder (OUT/NAME) to go on with, to its step budget and with its "
+            "arguments (any given again override them); or a saved model (.zip) to train on "
+            "in a new run"
+        },
     )
     imitate: str = field(
         default="",
@@ -127,76 +154,243 @@ class Args:
 
 
 POLICIES = {"mlp": "MlpPolicy", "ask-scoring": AskScoringPolicy}
+VEC_ENVS = {"dummy": DummyVecEnv, "subproc": CheckedSubprocVecEnv}
+# What a resumed run keeps: its table, its network and its place on disk.
+FIXED_ON_RESUME = (
+    "players",
+    "rules",
+    "policy",
+    "net_arch",
+    "imitate",
+    "imitate_games",
+    "imitate_epochs",
+    "imitate_temperature",
+    "imitate_relabel",
+    "out",
+    "name",
+)
+AT_LEAST_ONE = (
+    "timesteps",
+    "envs",
+    "threads",
+    "n_epochs",
+    "eval_every",
+    "eval_deals",
+    "final_deals",
+    "checkpoint_every",
+    "snapshot_every",
+    "snapshot_pool",
+)
 
-VEC_ENVS = {
-    "pipelined": PipelinedSubprocVecEnv,
-    "spinning": SpinningSubprocVecEnv,
-    "subproc": SubprocVecEnv,
-    "dummy": DummyVecEnv,
-}
 
-
-def parse_args(argv: list[str] | None = None) -> Args:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser(suppress_defaults: bool = False) -> argparse.ArgumentParser:
+    """One flag per ``Args`` field; with ``suppress_defaults`` only the flags given appear
+    in the result (which arguments a resume overrides)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        argument_default=argparse.SUPPRESS if suppress_defaults else None,
+    )
     for arg in dataclasses.fields(Args):
+        flag = f"--{arg.name.replace('_', '-')}"
+        default = argparse.SUPPRESS if suppress_defaults else arg.default
         if arg.type == "bool":
             parser.add_argument(
-                f"--{arg.name.replace('_', '-')}",
+                flag,
                 action=argparse.BooleanOptionalAction,
-                default=arg.default,
+                default=default,
                 help=arg.metadata["help"],
             )
         else:
             kind = {"int": int, "float": float, "str": str}[arg.type]
-            parser.add_argument(
-                f"--{arg.name.replace('_', '-')}",
-                type=kind,
-                default=arg.default,
-                help=arg.metadata["help"],
-            )
+            parser.add_argument(flag, type=kind, default=default, help=arg.metadata["help"])
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """The arguments, every one checked (``check_args``); a bad one exits with code 2."""
+    parser = build_parser()
     args = Args(**vars(parser.parse_args(argv)))
+    check_args(parser, args)
+    return args
+
+
+def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
+    """Refuse a bad argument before any work, as argparse does (exit code 2), and return
+    the rules of the table."""
+
+    def refuse(name: str, allowed: str) -> None:
+        flag = "--" + name.replace("_", "-")
+        parser.error(f"{flag}: got {getattr(args, name)!r}; allowed: {allowed}")
+
+    for name in AT_LEAST_ONE:
+        if getattr(args, name) < 1:
+            refuse(name, "an integer >= 1")
+    if args.n_steps < 2:
+        refuse("n_steps", "an integer >= 2")
+    if args.batch_size < 2:
+        refuse("batch_size", "an integer >= 2")
+    if not args.learning_rate > 0:
+        refuse("learning_rate", "a number > 0")
+    if not 0 < args.gamma <= 1:
+        refuse("gamma", "a number in (0, 1]")
+    for name in ("ent_coef", "target_kl"):
+        if not getattr(args, name) >= 0:
+            refuse(name, "a number >= 0")
+    if not args.clip_range > 0:
+        refuse("clip_range", "a number > 0")
+    sizes = args.net_arch.split(",")
+    if not all(size.strip().isdigit() and int(size) > 0 for size in sizes):
+        refuse("net_arch", "layer sizes separated by commas, e.g. 256,256")
     if args.vec_env not in VEC_ENVS:
-        parser.error(f"--vec-env: got {args.vec_env!r}; allowed: {', '.join(VEC_ENVS)}")
+        refuse("vec_env", ", ".join(VEC_ENVS))
     if args.policy not in POLICIES:
-        parser.error(f"--policy: got {args.policy!r}; allowed: {', '.join(POLICIES)}")
+        refuse("policy", ", ".join(POLICIES))
+    for name in ("eval_cpus", "selfplay_cpus"):
+        unknown = [level for level in getattr(args, name).split(",") if level not in CPU_LEVELS]
+        if unknown:
+            refuse(name, f"CPU levels separated by commas, from {', '.join(CPU_LEVELS)}")
+    try:
+        rules = Rules.preset(args.rules, players=args.players)
+        # The env checks the reward scheme and the opponents (a model opponent's table too).
+        GoFishEnv(rules=rules, opponents=starting_opponents(args), reward=args.reward)
+    except ValueError as error:  # AgentFileError included
+        parser.error(str(error))
     if args.imitate:
         if args.imitate not in CPU_LEVELS:
-            parser.error(f"--imitate: got {args.imitate!r}; allowed: {', '.join(CPU_LEVELS)}")
+            refuse("imitate", ", ".join(CPU_LEVELS))
         if args.resume:
             parser.error("--imitate: starts a new network, so it cannot go with --resume")
         for name in ("imitate_games", "imitate_epochs"):
             if getattr(args, name) < 1:
-                flag = "--" + name.replace("_", "-")
-                parser.error(f"{flag}: got {getattr(args, name)}; allowed: an integer >= 1")
+                refuse(name, "an integer >= 1")
         if args.imitate_temperature < 0:
-            parser.error(
-                f"--imitate-temperature: got {args.imitate_temperature}; allowed: 0 (the "
-                "CPU's asks) or more (its scores)"
-            )
+            refuse("imitate_temperature", "0 (the CPU's asks) or more (its scores)")
         scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
         if args.imitate_temperature > 0 and args.imitate not in scoring:
             parser.error(
                 f"--imitate-temperature: the {args.imitate!r} CPU gives no scores to learn; "
                 f"allowed with --imitate {', '.join(scoring)}"
             )
-    return args
+    return rules
+
+
+def check_writable(parser: argparse.ArgumentParser, folder: Path) -> None:
+    """Refuse an output folder that cannot be made or written, before any work."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        parser.error(f"--out: cannot write to {folder}: {error.strerror or error}")
+
+
+@dataclass
+class Run:
+    """Where a run lives and how far it got."""
+
+    args: Args
+    rules: Rules
+    folder: Path
+    state: RunState
+    model_file: Path | None = None  # the network to start from (resumed or --resume ZIP)
+    resumed: bool = False  # goes on from its own saved state
+    overrides: list[str] = field(default_factory=list)
+
+
+def open_run(argv: list[str] | None) -> Run:
+    """A new run folder, or the saved state of the run that ``--resume FOLDER`` names,
+    with the arguments given now overriding its own. Everything is checked first."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = Args(**vars(parser.parse_args(argv)))
+    resume = Path(args.resume) if args.resume else None
+    if resume is not None and resume.is_dir():
+        return reopen_run(parser, argv, resume)
+    rules = check_args(parser, args)
+    state = RunState(
+        budget=args.timesteps,
+        next_checkpoint=args.checkpoint_every,
+        next_snapshot=args.snapshot_every,
+    )
+    if resume is not None:
+        if resume.suffix != ".zip":
+            parser.error(f"--resume: {resume} is neither a run folder nor a saved model (.zip)")
+        try:
+            check_agent_rules(resume, rules)
+        except AgentFileError as error:
+            parser.error(f"--resume: {error}")
+    name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
+    name += "__" + time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out)
+    check_writable(parser, out)
+    folder = out / name.replace(":", "-").replace(",", "+").replace("/", "-")
+    if folder.exists():
+        parser.error(
+            f"--name: {folder} exists already; give another --name, or go on with it: "
+            f"--resume {folder}"
+        )
+    folder.mkdir()
+    (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    return Run(args, rules, folder, state, resume)
+
+
+def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -> Run:
+    if not (folder / "args.json").is_file() or not has_run_state(folder):
+        parser.error(
+            f"--resume: {folder} is not a training run (it has no args.json and "
+            "resume/state.json); give a run folder, or a saved model (.zip)"
+        )
+    saved = json.loads((folder / "args.json").read_text())
+    given = vars(build_parser(suppress_defaults=True).parse_args(argv))
+    given.pop("resume")
+    for name in FIXED_ON_RESUME:
+        if name in given and given[name] != saved[name]:
+            flag = "--" + name.replace("_", "-")
+            parser.error(
+                f"{flag}: a resumed run keeps its {flag} ({saved[name]!r}); got "
+                f"{given[name]!r}. Start a new run to change it."
+            )
+    overrides = [
+        f"--{name.replace('_', '-')} {given[name]} (was {saved[name]})"
+        for name in given
+        if given[name] != saved[name]
+    ]
+    args = Args(**{**saved, **given, "resume": ""})
+    rules = check_args(parser, args)
+    check_writable(parser, folder)
+    state, model_file = load_run_state(folder)
+    if "timesteps" in given:
+        state.budget = state.first_timesteps + args.timesteps
+    try:
+        check_agent_rules(model_file, rules)
+    except AgentFileError as error:
+        parser.error(f"--resume: {error}")
+    (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    return Run(args, rules, folder, state, model_file, True, overrides)
+
+
+def resume_command(folder: Path) -> str:
+    python = Path(sys.executable)
+    with contextlib.suppress(ValueError):  # the project's venv, as a path typed from here
+        python = python.relative_to(Path.cwd())
+    return f"{shlex.quote(str(python))} -m training.train --resume {shlex.quote(str(folder))}"
 
 
 class EvaluationCallback(BaseCallback):
-    """Evaluates the learner against each CPU level every ``every`` steps; logs and keeps
-    the results (and the time it took, which is not training time)."""
+    """Evaluates the learner against each CPU level every ``--eval-every`` steps; logs the
+    results and keeps them in the run's state (with the time it took, not training time)."""
 
-    def __init__(self, args: Args, rules: Rules, history: list[dict]):
+    def __init__(self, args: Args, rules: Rules, state: RunState):
         super().__init__()
         self.args = args
         self.rules = rules
-        self.history = history
-        self.next_at = 0
-        self.seconds = 0.0
+        self.state = state
 
     def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_at:
-            self.next_at = self.num_timesteps + self.args.eval_every
+        if self.num_timesteps >= self.state.next_evaluation:
+            self.state.next_evaluation = self.num_timesteps + self.args.eval_every
             self.run()
         return True
 
@@ -206,31 +400,83 @@ class EvaluationCallback(BaseCallback):
         results = evaluate(self.model, cpus, self.rules, self.args.eval_deals, self.args.seed)
         for result in results:
             self.logger.record(f"eval/win_rate_vs_{result.cpu}", result.win_rate)
-        self.history.append({"timesteps": self.num_timesteps, "results": results_json(results)})
-        self.seconds += time.perf_counter() - start
+        entry = {"timesteps": self.num_timesteps, "results": results_json(results)}
+        self.state.history.append(entry)
+        self.state.eval_seconds += time.perf_counter() - start
 
 
 class SelfPlayCallback(BaseCallback):
-    """Saves a frozen snapshot of the learner every ``every`` steps and makes the
-    opponents a mix of the last snapshots and the scripted CPUs."""
+    """Saves a frozen snapshot of the learner every ``--snapshot-every`` steps and makes
+    the opponents a mix of the last snapshots and the scripted CPUs."""
 
-    def __init__(self, args: Args, folder: Path):
+    def __init__(self, args: Args, rules: Rules, state: RunState, folder: Path):
         super().__init__()
         self.args = args
+        self.rules = rules
+        self.state = state
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        self.snapshots: list[str] = []
-        self.next_at = args.snapshot_every
+
+    def _on_training_start(self) -> None:
+        if self.state.snapshots:  # a resumed run plays its pool again
+            self._set_opponents()
 
     def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_at:
-            self.next_at += self.args.snapshot_every
+        if self.num_timesteps >= self.state.next_snapshot:
+            self.state.next_snapshot += self.args.snapshot_every
             path = self.folder / f"snapshot_{self.num_timesteps}.zip"
-            self.model.save(path)
-            self.snapshots = [*self.snapshots, f"model:{path}"][-self.args.snapshot_pool :]
-            members = self.snapshots + self.args.selfplay_cpus.split(",")
-            self.training_env.env_method("set_opponents", "mix:" + ",".join(members))
+            save_model(self.model, path, self.rules)
+            pool = [*self.state.snapshots, f"model:{path}"]
+            self.state.snapshots = pool[-self.args.snapshot_pool :]
+            self._set_opponents()
         return True
+
+    def _set_opponents(self) -> None:
+        members = self.state.snapshots + self.args.selfplay_cpus.split(",")
+        self.training_env.env_method("set_opponents", "mix:" + ",".join(members))
+
+
+class RunKeeper(BaseCallback):
+    """Keeps the run resumable: every ``--checkpoint-every`` steps, at the start of a
+    rollout (when everything before it has been trained on), it saves a checkpoint and the
+    run's state; it stops training at the next step once a stop is requested (Ctrl-C)."""
+
+    def __init__(self, run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, stop: StopRequests):
+        super().__init__()
+        self.model = model  # saved before training starts too
+        self.run = run
+        self.env = env
+        self.stop = stop
+        self.trained_steps = run.state.timesteps
+        self.seconds_before = run.state.train_seconds
+        self.env_seconds_before = run.state.env_seconds
+        self.eval_seconds_before = run.state.eval_seconds
+        self.start = time.perf_counter()
+
+    def _on_rollout_start(self) -> None:
+        self.trained_steps = self.num_timesteps
+        state = self.run.state
+        if self.num_timesteps >= state.next_checkpoint:
+            state.next_checkpoint = self.num_timesteps + self.run.args.checkpoint_every
+            folder = self.run.folder / "checkpoints"
+            folder.mkdir(exist_ok=True)
+            save_model(self.model, folder / f"model_{self.num_timesteps}.zip", self.run.rules)
+            self.save()
+
+    def _on_step(self) -> bool:
+        return not self.stop.requested
+
+    def save(self) -> None:
+        """Save the run as of the last step trained on (a rollout cut short is dropped)."""
+        state = self.run.state
+        evaluating = state.eval_seconds - self.eval_seconds_before
+        state.train_seconds = self.seconds_before + time.perf_counter() - self.start - evaluating
+        state.env_seconds = self.env_seconds_before + self.env.seconds
+        state.timesteps = self.trained_steps
+        collected = self.model.num_timesteps
+        self.model.num_timesteps = self.trained_steps
+        save_run_state(self.run.folder, state, self.model, self.run.rules)
+        self.model.num_timesteps = collected
 
 
 def starting_opponents(args: Args) -> str:
@@ -239,44 +485,24 @@ def starting_opponents(args: Args) -> str:
     return args.opponents
 
 
-def make_env(args: Args, rules: Rules, rank: int):
+def make_env(args: Args, rules: Rules, rank: int, seed: int):
     opponents = starting_opponents(args)
 
     def build():
-        torch.set_num_threads(1)  # opponents' models must not fight over the cores
+        if multiprocessing.parent_process() is not None:  # a worker of SubprocVecEnv
+            ignore_interrupts_in_worker()
+            torch.set_num_threads(1)  # opponents' models must not fight over the cores
         env = GoFishEnv(rules=rules, opponents=opponents, seat="random", reward=args.reward)
-        env.reset(seed=args.seed * 1000 + rank)
-        return Monitor(env)
+        env.reset(seed=seed * 1000 + rank)
+        return ReportEnvErrors(Monitor(env))
 
     return build
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = parse_args(argv)
-    console = Console()
-    rules = Rules.preset(args.rules, players=args.players)
-    name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
-    name += "__" + time.strftime("%Y%m%d-%H%M%S")
-    run = Path(args.out) / name.replace(":", "-").replace(",", "+")
-    run.mkdir(parents=True, exist_ok=True)
-    (run / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
-
-    # Seeding: the same seed gives the same deals, opponents and initial network.
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-
-    # Environments: the learner sits at a random seat each episode.
-    builders = [make_env(args, rules, rank) for rank in range(args.envs)]
-    in_process = args.vec_env == "dummy" or args.envs == 1
-    vec_cls = DummyVecEnv if in_process else VEC_ENVS[args.vec_env]
-    env = TimedMaskedVecEnv(vec_cls(builders))
-    env.seed(args.seed)
-    # The network gets every core only when no worker process steps environments.
-    torch.set_num_threads((os.cpu_count() or 1) if in_process else 1)
-    # Pipelined: the network picks one half's actions while the other half steps.
-    algorithm = PipelinedMaskablePPO if vec_cls is PipelinedSubprocVecEnv else MaskablePPO
-
+def make_model(run: Run, env: TimedMaskedVecEnv):
+    """A new MaskablePPO, or the saved one (network and optimizer) with this run's PPO
+    settings."""
+    args = run.args
     hyperparameters = {
         "n_steps": args.n_steps,
         "batch_size": args.batch_size,
@@ -287,123 +513,215 @@ def main(argv: list[str] | None = None) -> dict:
         "clip_range": args.clip_range,
         "target_kl": args.target_kl or None,
     }
-    if args.resume:
-        # The saved network and optimizer, trained on with this run's settings.
-        model = algorithm.load(
-            args.resume,
+    tensorboard = str(run.folder / "tensorboard")
+    if run.model_file is not None:
+        return MaskablePPO.load(
+            run.model_file,
             env=env,
             device="cpu",
-            tensorboard_log=str(run / "tensorboard"),
+            tensorboard_log=tensorboard,
             custom_objects=hyperparameters,
         )
-        model.set_random_seed(args.seed)
-    else:
-        policy_kwargs: dict = {"net_arch": [int(size) for size in args.net_arch.split(",")]}
-        if args.policy == "ask-scoring":
-            policy_kwargs["rules"] = rules
-        model = algorithm(
-            POLICIES[args.policy],
-            env,
-            **hyperparameters,
-            policy_kwargs=policy_kwargs,
-            tensorboard_log=str(run / "tensorboard"),
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-        )
-
-    # Imitation (optional): the new network first learns the CPU's play, in the seat and
-    # against the opponents it will train with.
-    imitation: list[dict] = []
-    if args.imitate:
-        teacher_env = GoFishEnv(
-            rules=rules, opponents=starting_opponents(args), seat="random", reward=args.reward
-        )
-        demos = collect_demonstrations(
-            teacher_env,
-            args.imitate,
-            args.imitate_games,
-            args.gamma,
-            args.seed,
-            args.progress,
-            args.imitate_temperature,
-        )
-        imitation = pretrain(
-            model,
-            demos,
-            args.imitate_epochs,
-            args.batch_size,
-            seed=args.seed,
-            progress=args.progress,
-            relabelling=RankRelabelling.for_rules(rules) if args.imitate_relabel else None,
-        )
-        console.print(
-            f"Imitated {args.imitate}: {len(demos):,} asks; the network picks the CPU's ask "
-            f"{100 * imitation[-1]['agreement']:.0f}% of the time."
-        )
-
-    history: list[dict] = []
-    evaluation = EvaluationCallback(args, rules, history)
-    callbacks = [
-        evaluation,
-        CheckpointCallback(
-            max(args.checkpoint_every // args.envs, 1), str(run / "checkpoints"), "model"
-        ),
-    ]
-    selfplay = SelfPlayCallback(args, run / "snapshots") if args.opponents == "selfplay" else None
-    if selfplay is not None:
-        callbacks.append(selfplay)
-
-    console.print(f"Training {name}: {args.timesteps:,} steps, {args.envs} envs -> {run}")
-    start = time.perf_counter()
-    model.learn(
-        args.timesteps,
-        callback=CallbackList(callbacks),
-        progress_bar=args.progress,
-        reset_num_timesteps=not args.resume,  # a resumed run counts on from its model
+    policy_kwargs: dict = {"net_arch": [int(size) for size in args.net_arch.split(",")]}
+    if args.policy == "ask-scoring":
+        policy_kwargs["rules"] = run.rules
+    return MaskablePPO(
+        POLICIES[args.policy],
+        env,
+        **hyperparameters,
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=tensorboard,
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
     )
-    train_seconds = time.perf_counter() - start - evaluation.seconds
-    evaluation.run()  # the curve's last point: the trained model
-    model.save(run / "model.zip")
 
-    # Final report: a larger evaluation, the learning curve and where the time went.
-    final = evaluate(
+
+def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
+    """The new network first learns the CPU's play, in the seat and against the opponents
+    it will train with."""
+    args = run.args
+    teacher_env = GoFishEnv(
+        rules=run.rules, opponents=starting_opponents(args), seat="random", reward=args.reward
+    )
+    demos = collect_demonstrations(
+        teacher_env,
+        args.imitate,
+        args.imitate_games,
+        args.gamma,
+        args.seed,
+        args.progress,
+        args.imitate_temperature,
+    )
+    run.state.imitation = pretrain(
         model,
-        args.eval_cpus.split(","),
-        rules,
-        args.final_deals,
-        args.seed + 1,
+        demos,
+        args.imitate_epochs,
+        args.batch_size,
+        seed=args.seed,
         progress=args.progress,
+        relabelling=RankRelabelling.for_rules(run.rules) if args.imitate_relabel else None,
     )
+    console.print(
+        f"Imitated {args.imitate}: {len(demos):,} asks; the network picks the CPU's ask "
+        f"{100 * run.state.imitation[-1]['agreement']:.0f}% of the time."
+    )
+
+
+def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> None:
+    """PPO to the step budget; on a stop request or a failed environment the run is saved
+    as of its last trained step, and the command that goes on with it is printed."""
+    args, state = run.args, run.state
+    evaluation = EvaluationCallback(args, run.rules, state)
+    callbacks = [evaluation, keeper]
+    if args.opponents == "selfplay":
+        callbacks.append(SelfPlayCallback(args, run.rules, state, run.folder / "snapshots"))
+    console.print(f"Training to {state.budget:,} steps, {args.envs} envs -> {run.folder}")
+    try:
+        model.learn(
+            state.budget - state.timesteps,  # SB3 counts on from the model's steps
+            callback=CallbackList(callbacks),
+            progress_bar=args.progress,
+            reset_num_timesteps=False,  # and keeps one TensorBoard log across resumes
+        )
+    except EnvFailure as failure:
+        keeper.save()
+        (run.folder / "error.log").write_text(failure.trace or str(failure))
+        console.print(
+            f"[red]Training stopped: {escape(str(failure))}[/red]\n"
+            f"The traceback is in {run.folder / 'error.log'}. Saved the run at "
+            f"{state.timesteps:,} of {state.budget:,} steps. Go on with:\n  "
+            f"{resume_command(run.folder)}"
+        )
+        raise SystemExit(1) from None
+    if keeper.stop.requested:
+        keeper.save()
+        console.print(
+            f"Stopped ({keeper.stop.signal_name}): saved the run at {state.timesteps:,} of "
+            f"{state.budget:,} steps in {run.folder}. Go on with:\n  "
+            f"{resume_command(run.folder)}"
+        )
+        raise SystemExit(130)
+    keeper.trained_steps = model.num_timesteps
+    if not state.history or state.history[-1]["timesteps"] != model.num_timesteps:
+        evaluation.run()  # the curve's last point: the trained model
+    state.status = "trained"
+    save_model(model, run.folder / "model.zip", run.rules)
+    keeper.save()
+
+
+def final_report(run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, console: Console) -> dict:
+    """A larger evaluation, the learning curve and where the time went."""
+    args, state = run.args, run.state
+    final = evaluate(
+        model, args.eval_cpus.split(","), run.rules, args.final_deals, args.seed + 1, args.progress
+    )
+    trained = state.timesteps - state.first_timesteps
     timing = {
         "algorithm": type(model).__name__,
         "vec_env": type(env.venv).__name__,
-        "train_seconds": train_seconds,
-        "env_seconds": env.seconds,
-        "env_fraction": env.seconds / train_seconds,
-        "eval_seconds": evaluation.seconds,
-        "steps_per_second": args.timesteps / train_seconds,
+        "train_seconds": state.train_seconds,
+        "env_seconds": state.env_seconds,
+        "env_fraction": state.env_seconds / max(state.train_seconds, 1e-9),
+        "eval_seconds": state.eval_seconds,
+        "steps_per_second": trained / max(state.train_seconds, 1e-9),
+        "resumes": state.resumes,
     }
     report = {
         "args": dataclasses.asdict(args),
-        "rules": rules.describe(),
+        "rules": run.rules.describe(),
+        "timesteps": state.timesteps,
         "final": results_json(final),
-        "history": history,
+        "history": state.history,
         "timing": timing,
-        "imitation": imitation,
-        "snapshots": selfplay.snapshots if selfplay is not None else [],
+        "imitation": state.imitation,
+        "snapshots": state.snapshots,
         "opponents_at_end": env.get_attr("opponent_specs"),
     }
-    (run / "evaluation.json").write_text(json.dumps(report, indent=2))
-    plot = plot_learning_curve(history, run / "learning_curve.png", title=name)
+    (run.folder / "evaluation.json").write_text(json.dumps(report, indent=2))
+    name = run.folder.name
+    plot = plot_learning_curve(state.history, run.folder / "learning_curve.png", title=name)
+    state.status = "finished"
+    save_run_state(run.folder, state, model, run.rules)
     console.print(results_table(final, f"{name}: {args.final_deals} duplicate deals per level"))
     console.print(
-        f"Trained {args.timesteps:,} steps in {train_seconds / 60:.1f} min "
+        f"Trained {trained:,} steps in {state.train_seconds / 60:.1f} min "
         f"({timing['steps_per_second']:.0f} steps/s; environments and opponents "
         f"{100 * timing['env_fraction']:.0f}% of training time)."
     )
-    console.print(f"Model: {run / 'model.zip'}\nLearning curve: {plot}")
+    console.print(f"Model: {run.folder / 'model.zip'}\nLearning curve: {plot}")
     return report
+
+
+@contextlib.contextmanager
+def interrupts_raise():
+    """SIGINT and SIGTERM raise KeyboardInterrupt: outside PPO's loop nothing can be left
+    half done (imitation and the final report start again from their beginning)."""
+    previous = {
+        signum: signal.signal(signum, signal.default_int_handler)
+        for signum in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    run = open_run(argv)
+    args, rules, state, folder = run.args, run.rules, run.state, run.folder
+    console = Console(soft_wrap=True)  # paths and commands stay whole, to copy
+    if state.status == "finished":
+        console.print(f"{folder} finished already ({state.timesteps:,} steps): nothing to do.")
+        console.print(f"Model: {folder / 'model.zip'}")
+        return json.loads((folder / "evaluation.json").read_text())
+    if run.resumed:
+        state.resumes += 1
+        console.print(f"Resuming {folder} at {state.timesteps:,} of {state.budget:,} steps.")
+        for override in run.overrides:
+            console.print(f"  overriding {override}")
+    else:
+        # Seeding: the same seed gives the same deals, opponents and initial network.
+        random.seed(args.seed)
+        np.random.seed(args.seed)
+        torch.manual_seed(args.seed)
+
+    # Environments: the learner sits at a random seat each episode. A resumed run deals
+    # new games (those in progress at the stop are not kept).
+    seed = args.seed + 1_000_003 * state.resumes
+    builders = [make_env(args, rules, rank, seed) for rank in range(args.envs)]
+    env = TimedMaskedVecEnv(VEC_ENVS[args.vec_env](builders))
+    env.seed(seed)
+    torch.set_num_threads(args.threads)
+    try:
+        model = make_model(run, env)
+        if run.resumed:
+            load_run_state(folder)  # the random state as it was, after the model is built
+        else:
+            model.set_random_seed(args.seed)
+        if run.model_file is not None and not run.resumed:  # --resume ZIP: counts on from it
+            state.timesteps = state.first_timesteps = model.num_timesteps
+            state.next_evaluation = state.timesteps
+            state.budget += state.timesteps
+        with StopRequests() as stop:
+            keeper = RunKeeper(run, model, env, stop)
+            keeper.save()  # from here on the run can be resumed
+            if args.imitate and not state.imitation and state.status == "training":
+                with interrupts_raise():
+                    imitate(run, model, console)
+                keeper.save()
+            if state.status == "training":
+                train(run, model, keeper, console)
+        with interrupts_raise():
+            return final_report(run, model, env, console)
+    except KeyboardInterrupt:
+        console.print(
+            f"\nInterrupted before anything more was saved. Go on with:\n  {resume_command(folder)}"
+        )
+        raise SystemExit(130) from None
+    finally:
+        env.close()
 
 
 if __name__ == "__main__":

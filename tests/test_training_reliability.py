@@ -1,0 +1,333 @@
+"""Training that never falls over: the same result under load, clean stops, resumes, and
+failures that name what failed and leave no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from gofish_env.agent_files import read_agent_rules
+from gofish_env.rules import Rules
+from training import train
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = [
+    "--timesteps",
+    "1536",
+    "--n-steps",
+    "128",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "2",
+    "--net-arch",
+    "32,32",
+    "--eval-every",
+    "512",
+    "--eval-deals",
+    "2",
+    "--eval-cpus",
+    "random,easy",
+    "--final-deals",
+    "2",
+    "--checkpoint-every",
+    "512",
+    "--no-progress",
+]
+# Long enough to be stopped in the middle; each rollout is 256 steps.
+LONG = [*TINY[2:], "--timesteps", "200000", "--checkpoint-every", "256", "--eval-every", "2048"]
+
+
+@pytest.fixture
+def busy_cores():
+    """Busy loops on every core, as other programs on a user's machine would keep them."""
+    loops = [
+        subprocess.Popen(["nice", "-n", "5", sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
+    yield
+    for loop in loops:
+        loop.kill()
+        loop.wait()
+
+
+def parameters(model_file: Path) -> list[np.ndarray]:
+    model = MaskablePPO.load(model_file, device="cpu")
+    return [tensor.numpy().copy() for tensor in model.policy.state_dict().values()]
+
+
+def run_folder(out: Path) -> Path:
+    (folder,) = out.iterdir()
+    return folder
+
+
+def state_of(folder: Path) -> dict:
+    path = folder / "resume" / "state.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def start_training(out: Path, *argv: str) -> subprocess.Popen:
+    """``python -m training.train`` in its own process group, as a terminal runs it (Ctrl-C
+    reaches the whole group)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "training.train", *argv, "--out", str(out), "--name", "run"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for_steps(out: Path, process: subprocess.Popen, steps: int, seconds: float = 240):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[0]
+        folders = list(out.iterdir())
+        if folders and state_of(folders[0]).get("timesteps", 0) >= steps:
+            return folders[0]
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError(f"no checkpoint at {steps} steps in {seconds} s")
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (SB3's workers are children of the forkserver)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+# ----------------------------------------------------------------------- under load
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vec_env", ["dummy", "subproc"])
+def test_training_under_load_gives_the_same_model_as_on_a_quiet_machine(vec_env, tmp_path, request):
+    argv = [*TINY, "--vec-env", vec_env, "--seed", "5"]
+    quiet = train.main([*argv, "--out", str(tmp_path / "quiet")])
+    request.getfixturevalue("busy_cores")
+    loaded = train.main([*argv, "--out", str(tmp_path / "loaded")])
+    assert loaded["history"] == quiet["history"]
+    assert loaded["final"] == quiet["final"]
+    for a, b in zip(
+        parameters(run_folder(tmp_path / "quiet") / "model.zip"),
+        parameters(run_folder(tmp_path / "loaded") / "model.zip"),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------- stop and resume
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(signum, tmp_path):
+    process = start_training(tmp_path, *LONG, "--vec-env", "subproc", "--timesteps", "4096")
+    folder = wait_for_steps(tmp_path, process, 1024)
+    os.killpg(process.pid, signum)  # Ctrl-C reaches the workers too
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 130, output
+    saved = state_of(folder)
+    assert 1024 <= saved["timesteps"] < 4096
+    assert f"saved the run at {saved['timesteps']:,} of 4,096 steps" in " ".join(output.split())
+    assert f"-m training.train --resume {folder}" in output.replace("\n", "")
+    assert (folder / "resume" / saved["model"]).is_file()
+    assert read_agent_rules(folder / "resume" / saved["model"]) == Rules()
+    assert not (folder / "model.zip").exists()
+
+    report = train.main(["--resume", str(folder)])
+    assert report["timesteps"] >= 4096
+    steps = [entry["timesteps"] for entry in report["history"]]
+    assert steps == sorted(set(steps))  # one curve, counted on across the resume
+    assert steps[: len(saved["history"])] == [e["timesteps"] for e in saved["history"]]
+    assert steps[-1] == report["timesteps"]
+    assert report["timing"]["resumes"] == 1
+    assert len(list((folder / "tensorboard").iterdir())) == 1  # one TensorBoard log
+    assert MaskablePPO.load(folder / "model.zip").num_timesteps == report["timesteps"]
+
+
+@pytest.mark.slow
+def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
+    report = train.main([*TINY, "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    before = (folder / "model.zip").read_bytes()
+    capsys.readouterr()
+    again = train.main(["--resume", str(folder)])
+    assert "finished already (1,536 steps): nothing to do" in capsys.readouterr().out
+    assert again == json.loads(json.dumps(report))
+    assert (folder / "model.zip").read_bytes() == before
+
+
+@pytest.mark.slow
+def test_a_resume_overrides_the_arguments_given_again_and_says_so(tmp_path, capsys):
+    process = start_training(tmp_path, *LONG)
+    folder = wait_for_steps(tmp_path, process, 512)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=120)
+    report = train.main(["--resume", str(folder), "--timesteps", "1024", "--eval-deals", "1"])
+    output = capsys.readouterr().out
+    assert "overriding --timesteps 1024 (was 200000)" in output
+    assert "overriding --eval-deals 1 (was 2)" in output
+    assert 1024 <= report["timesteps"] < 1300
+    assert json.loads((folder / "args.json").read_text())["timesteps"] == 1024
+
+
+# ----------------------------------------------------------------------- failures
+
+
+@pytest.mark.slow
+def test_a_killed_worker_ends_training_with_its_env_saves_and_leaves_no_process(tmp_path):
+    process = start_training(tmp_path, *LONG, "--vec-env", "subproc", "--envs", "2")
+    folder = wait_for_steps(tmp_path, process, 512)
+    workers = descendants(process.pid)
+    # SB3's workers are the forkserver's children: the learner's grandchildren.
+    victim = min(workers - set(children(process.pid)))
+    os.kill(victim, signal.SIGKILL)
+    output, _ = process.communicate(timeout=120)
+    flat = " ".join(output.split())
+    assert process.returncode == 1, output
+    assert "Training stopped: environment" in flat and "killed by SIGKILL" in flat
+    assert f"pid {victim}" in flat
+    assert state_of(folder)["timesteps"] >= 512  # the last checkpoint is kept
+    assert "--resume" in flat
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if alive(pid)]
+
+
+@pytest.mark.slow
+def test_an_exception_in_an_env_ends_training_naming_the_env_and_the_exception(
+    tmp_path, monkeypatch, capsys
+):
+    class BreaksOnItsTenthStep(train.GoFishEnv):
+        steps = 0
+
+        def step(self, action):
+            self.steps += 1
+            if self.steps == 10:
+                raise RuntimeError("the opponent's model file vanished")
+            return super().step(action)
+
+    monkeypatch.setattr(train, "GoFishEnv", BreaksOnItsTenthStep)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out", str(tmp_path)])
+    assert stop.value.code == 1
+    output = " ".join(capsys.readouterr().out.split())
+    assert (
+        "Training stopped: environment 0 failed: RuntimeError: the opponent's model file "
+        "vanished" in output
+    )
+    folder = run_folder(tmp_path)
+    assert "Traceback" in (folder / "error.log").read_text()
+    assert state_of(folder)["timesteps"] == 0  # nothing trained yet, but resumable
+
+
+# ----------------------------------------------------------------------- bad input
+
+
+def refused(argv: list[str], capsys) -> str:
+    with pytest.raises(SystemExit) as stop:
+        train.main(argv)
+    assert stop.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--envs", "0"], "--envs: got 0; allowed: an integer >= 1"),
+        (["--timesteps", "0"], "--timesteps: got 0; allowed: an integer >= 1"),
+        (["--eval-deals", "-2"], "--eval-deals: got -2; allowed: an integer >= 1"),
+        (["--batch-size", "1"], "--batch-size: got 1; allowed: an integer >= 2"),
+        (["--gamma", "1.5"], "--gamma: got 1.5; allowed: a number in (0, 1]"),
+        (["--net-arch", "64,x"], "--net-arch: got '64,x'; allowed: layer sizes"),
+        (["--eval-cpus", "random,grandmaster"], "--eval-cpus: got 'random,grandmaster'"),
+        (["--players", "7"], "players: got 7; allowed: an integer from 2 to 6"),
+        (["--rules", "poker"], "unknown preset 'poker'"),
+        (["--opponents", "genius"], "genius"),
+        (["--reward", "gold"], "gold"),
+        (["--vec-env", "pipelined"], "--vec-env: got 'pipelined'; allowed: dummy, subproc"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_work(argv, message, capsys, tmp_path):
+    error = refused([*argv, "--out", str(tmp_path)], capsys)
+    assert message in error
+    assert "Traceback" not in error
+    assert list(tmp_path.iterdir()) == []  # nothing was started
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    error = refused([*TINY, "--out", str(blocker / "runs")], capsys)
+    assert f"--out: cannot write to {blocker / 'runs'}" in error
+
+
+def test_an_existing_run_folder_is_never_overwritten(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(train.time, "strftime", lambda _format: "20260101-000000")
+    existing = tmp_path / "same__20260101-000000"
+    existing.mkdir()
+    (existing / "model.zip").write_text("precious")
+    error = refused([*TINY, "--out", str(tmp_path), "--name", "same"], capsys)
+    assert f"--name: {existing} exists already" in error
+    assert (existing / "model.zip").read_text() == "precious"
+
+
+def test_resume_of_a_folder_that_is_not_a_run_is_refused(tmp_path, capsys):
+    error = refused(["--resume", str(tmp_path)], capsys)
+    assert f"--resume: {tmp_path} is not a training run" in error
+
+
+def test_a_resumed_run_keeps_its_table(tmp_path, capsys):
+    folder = tmp_path / "run"
+    (folder / "resume").mkdir(parents=True)
+    (folder / "args.json").write_text(json.dumps(train.dataclasses.asdict(train.Args())))
+    (folder / "resume" / "state.json").write_text("{}")
+    error = refused(["--resume", str(folder), "--players", "3"], capsys)
+    assert "--players: a resumed run keeps its --players (4); got 3" in error
+
+
+def test_resume_from_a_model_of_another_table_is_refused(tmp_path, capsys):
+    from gofish_env.agent_files import write_agent_rules
+    from gofish_env.gym_env import GoFishEnv
+
+    model_file = tmp_path / "three.zip"
+    MaskablePPO("MlpPolicy", GoFishEnv(players=3), n_steps=64, batch_size=64).save(model_file)
+    write_agent_rules(model_file, Rules(players=3))
+    error = refused([*TINY, "--resume", str(model_file), "--out", str(tmp_path)], capsys)
+    assert "was trained for 3 players" in error and "this table is 4 players" in error
