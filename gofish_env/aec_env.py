@@ -12,6 +12,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from gofish_env.actions import ActionCodec
+from gofish_env.events import Ask
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
 from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
@@ -21,6 +22,39 @@ from gofish_env.rules import Rules
 
 DEFAULT_MAX_ASKS = 1000
 RENDER_VIEWS = ("current", "table")
+
+
+class InvalidAction(ValueError, AssertionError):
+    """An action that is not an action at all: not an integer, or outside the action space.
+
+    A ``ValueError``; also an ``AssertionError``, which is what PettingZoo's
+    ``AssertOutOfBoundsWrapper`` raises for such actions, so code written for PettingZoo's
+    wrapper chain catches it too. Nothing is changed when it is raised. (A well-formed
+    action that the rules refuse in the position raises ``IllegalAsk`` instead.)
+    """
+
+
+def check_action(action: Any, size: int, who: str = "") -> int:
+    """``action`` as a Python int when it is an integer from 0 to ``size - 1``: an ``int``,
+    a NumPy integer, or a NumPy integer array holding one value (what SB3 passes). Anything
+    else (a float, even 1.0; a string; a bool; None; an array of another size or dtype; a
+    number out of range) raises ``InvalidAction`` naming it: nothing is rounded or parsed."""
+    value = None
+    if isinstance(action, int | np.integer) and not isinstance(action, bool):
+        value = int(action)
+    elif isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        value = int(action.reshape(()))
+    if value is None or not 0 <= value < size:
+        extra = (
+            " (None is only for an agent that is terminated or truncated)"
+            if action is None and who
+            else ""
+        )
+        raise InvalidAction(
+            f"action: got {action!r}{who}; allowed: an integer from 0 to {size - 1}{extra}"
+        )
+    return value
+
 
 _DOC = """Go Fish as a PettingZoo AEC environment (``gofish_v0``).
 
@@ -44,7 +78,10 @@ The action mask is 1 exactly for the legal asks of the seat to move and all zero
 other seat. An illegal action to ``raw_env`` raises ``gofish_env.IllegalAsk`` with its
 reason and changes nothing; ``env()`` by default ends the game with ``illegal_reward`` for
 the offender (PettingZoo's ``TerminateIllegalWrapper``), or raises with
-``illegal_action="raise"``.
+``illegal_action="raise"``. Something that is not an action (a float such as 1.0, a string,
+a bool, None for an agent still playing, a number outside the action space) raises
+``InvalidAction`` (a ``ValueError``) naming it and changes nothing. ``step()`` before
+``reset()`` or after every agent is done raises ``RuntimeError``.
 
 Observation layout for the table rules, 4 players, history={history} (see
 docs/observation.md for how sizes scale; generated from ``ObservationLayout``):
@@ -134,6 +171,11 @@ class raw_env(AECEnv):
         }
         self._seed_rng = np.random.default_rng()
         self.game: Any = None
+        self.agents: list[str] = []  # none until reset()
+        # How the episode started, to rebuild it (``_rewind``): the deal's seed, or the
+        # game given to reset() and its event count then.
+        self._start: int | Any = None
+        self._start_events = 0
         self._encoder: ObservationEncoder | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -156,9 +198,16 @@ class raw_env(AECEnv):
                     "options['game']: its rules differ from the env's rules "
                     f"({game.rules.describe()} vs {self.rules.describe()})"
                 )
+            self._start, self._start_events = game, game.num_events
             game = copy.deepcopy(game)
         else:
-            game = new_game(self.rules, int(self._seed_rng.integers(2**63)))
+            deal_seed = int(self._seed_rng.integers(2**63))
+            self._start = deal_seed
+            game = new_game(self.rules, deal_seed)
+        self._begin(game)
+
+    def _begin(self, game) -> None:
+        """Start the episode at ``game`` (the env's own copy)."""
         self.game = game
         self._tracker = KnowledgeTracker(game)
         if self._encoder is None:
@@ -176,14 +225,24 @@ class raw_env(AECEnv):
         self._apply_events([] if self._unpaid else game.events)
         self._update_selection(self.possible_agents[0])
 
-    def step(self, action: int) -> None:
+    def step(self, action: int | None) -> None:
+        if not self.agents:
+            self._refuse_step()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise InvalidAction(
+                    f"action: got {action!r} for {agent}, which is terminated or truncated; "
+                    f"allowed: None"
+                )
             self._was_dead_step(action)
             return
+        codec = self.codec
+        if type(action) is not int or not 0 <= action < codec.size:
+            action = check_action(action, codec.size, f" for {agent}, which is to move")
         seat = self.agent_name_mapping[agent]
-        target, what = self.codec.to_ask(seat, action)
-        events = self.game.ask(target, what)
+        offset, what = divmod(action, codec.ask_count)
+        events = self.game.ask((seat + 1 + offset) % codec.players, what)
         if self._unpaid:
             events, self._unpaid = self._unpaid + events, []
         self._cumulative_rewards[agent] = 0.0
@@ -191,6 +250,50 @@ class raw_env(AECEnv):
         self._update_selection(agent)
         if self.render_mode == "human":
             self.render()
+
+    def _refuse_step(self) -> None:
+        if self.game is None:
+            raise RuntimeError("step() called before reset(); call reset() first")
+        raise RuntimeError(
+            "step() called after every agent is done (the episode is over); call reset() "
+            "to start a new one"
+        )
+
+    def _rewind(self, asks: int) -> None:
+        """Put the env back as it stood right after the episode's first ``asks`` asks.
+
+        The engine records every ask in its event log and plays deterministically, so the
+        episode's start (the deal's seed, or the game given to ``reset()``) is built again
+        and those asks are replayed through ``step``: game, knowledge, observations,
+        rewards, infos and the agent to move come out exactly as they were. Nothing is
+        copied on the way; the cost, a replay, is paid only when a step must be undone
+        (``GoFishEnv`` does so when an opponent fails mid-step).
+        """
+        start = self._start
+        if start is None:
+            raise RuntimeError("nothing to rewind: call reset() first")
+        if not isinstance(start, int) and start.num_events != self._start_events:
+            raise RuntimeError("cannot rewind: the game given to reset() was played on since")
+        card_asks = self.rules.ask_for == "card"
+        to_action = self.codec.to_action
+        old_events = self.game.events
+        actions: list[int] = []
+        for event in old_events:
+            if type(event) is Ask:
+                if len(actions) == asks:
+                    break
+                what = event.card if card_asks else event.rank
+                actions.append(to_action(event.asker, event.target, what))
+        game = new_game(self.rules, start) if isinstance(start, int) else copy.deepcopy(start)
+        render_mode, self.render_mode = self.render_mode, None
+        try:
+            self._begin(game)
+            for action in actions:
+                self.step(action)
+        finally:
+            self.render_mode = render_mode
+        if game.events != old_events[: game.num_events]:
+            raise RuntimeError("rewind: the replayed game differs from the one recorded")
 
     def _apply_events(self, events) -> None:
         """Pay this step's rewards and refresh infos and the end of the episode."""
@@ -375,13 +478,15 @@ class ClassicWrapper(pz_wrappers.OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        # AssertOutOfBoundsWrapper's check (Discrete.contains, without its generic overhead).
-        assert (action is None and dead) or (
-            isinstance(action, int | np.integer) and 0 <= action < raw.codec.size
-        ), "action is not in action space"
+        # AssertOutOfBoundsWrapper's check, stricter: InvalidAction (an AssertionError too)
+        # names the action; a bool, a float or a wrong-sized array is refused.
         if dead:
-            raw._was_dead_step(action)
-        elif self._illegal_action == "terminate" and not raw.is_legal(action):
+            raw.step(action)  # None: the dead step; anything else: InvalidAction
+            return
+        size = raw.codec.size
+        if type(action) is not int or not 0 <= action < size:
+            action = check_action(action, size, f" for {agent}, which is to move")
+        if self._illegal_action == "terminate" and not raw.is_legal(action):
             # TerminateIllegalWrapper's ending: the offender gets the penalty.
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0

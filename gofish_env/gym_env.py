@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, check_action, raw_env
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.opponents import make_opponent
@@ -27,6 +27,20 @@ ILLEGAL_ACTION_CHOICES = ("terminate", "raise")
 # Re-deals allowed when a game ends before the learner's first move (possible under
 # early-ending rules); such games carry no decision to learn from.
 MAX_REDEALS = 100
+_UNCHOSEN = object()  # an opponent's action before it has chosen one
+
+
+class OpponentError(RuntimeError):
+    """An opponent inside ``GoFishEnv`` failed on its move: it chose an illegal ask (or
+    something that is not an action), or raised while choosing. The message names the
+    opponent's spec and seat; ``__cause__`` is the original error. Raised from ``step()``,
+    the env is left exactly as it was before that step (the learner's ask is undone too).
+    It is not an ``IllegalAsk``: that one is the learner's."""
+
+    def __init__(self, message: str, seat: int, opponent: str):
+        super().__init__(message)
+        self.seat = seat
+        self.opponent = opponent
 
 
 class GoFishEnv(gym.Env):
@@ -39,6 +53,8 @@ class GoFishEnv(gym.Env):
     for a new seat each episode), ``rules``, ``reward``, ``history``, ``max_asks`` (as in
     ``gofish_env.raw_env``), ``illegal_action`` (``"terminate"``: an illegal action ends the
     episode with ``illegal_reward``; ``"raise"``: raises ``IllegalAsk``), ``render_mode``.
+    An action that is not an integer in the action space raises ``InvalidAction`` (a
+    ``ValueError``) in either mode; an opponent's illegal ask raises ``OpponentError``.
 
     Observation: the learner's observation vector (``docs/observation.md``); the action
     mask is ``action_masks()`` and ``info["action_mask"]``. Actions as in ``raw_env``:
@@ -94,6 +110,7 @@ class GoFishEnv(gym.Env):
         self._illegal_end = False
         self._view_version: tuple | None = None
         self._deals = 0
+        self._ready = False  # a reset() has completed
         self._reward = 0.0
         self._components: dict[str, float] = {}
 
@@ -126,6 +143,10 @@ class GoFishEnv(gym.Env):
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
+        self._ready = False
+        if options and "game" in options:
+            # The env's own copy: the AEC env rebuilds the start from it to undo a step.
+            options = {**options, "game": copy.deepcopy(options["game"])}
         for _ in range(MAX_REDEALS):
             if self.seat_choice == "random":
                 self.seat = int(self.np_random.integers(self.rules.players))
@@ -138,33 +159,50 @@ class GoFishEnv(gym.Env):
             # Rewards before the learner's first move (catches at the deal) come with step 1.
             self._reward = self.aec.rewards[self._agent]
             self._components = dict(self.aec.infos[self._agent]["reward_components"])
-            self._play_opponents()
+            self._play_opponents("reset() did not complete; call reset() again")
             if not self._done():
                 break
             if options and "game" in options:
                 raise ValueError("options['game']: the game ends before the learner's first move")
         else:
             raise RuntimeError(f"no game in {MAX_REDEALS} deals let the learner move")
+        self._ready = True
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._ready:
+            raise RuntimeError("step() called before reset(); call reset() first")
         if self._done():
             raise RuntimeError("step() called after the episode ended; call reset()")
+        size = self.aec.codec.size
+        if type(action) is not int or not 0 <= action < size:
+            action = check_action(action, size)
         mask = self.action_masks()
-        action = int(action)
-        if not (0 <= action < mask.size and mask[action]):
+        if not mask[action]:
             if self.illegal_action == "raise":
-                self.aec.step(action)  # raises IllegalAsk (or ValueError) with the reason
+                self.aec.step(action)  # raises IllegalAsk with the reason
                 raise IllegalAsk(f"action {action} is not legal now")
             info = self._info()
             info["illegal_action"] = True
             self._illegal_end = True
             return self._observation(), self.illegal_reward, True, False, info
-        self._collect_reward(action)
-        self._play_opponents()
+        aec = self.aec
+        asks = aec.game.num_asks
+        reward, components = self._reward, self._components
+        self._components = dict(components)
+        try:
+            self._collect_reward(action)
+            self._play_opponents("the env is back as it was before this step")
+        except BaseException:
+            # Undo the whole step, the learner's ask too: replay the episode up to it.
+            aec._rewind(asks)
+            self._reward, self._components = reward, components
+            self._illegal_end = False
+            self._view_version = None
+            raise
         reward = self._reward
-        terminated = self.aec.terminations[self._agent]
-        truncated = self.aec.truncations[self._agent] and not terminated
+        terminated = aec.terminations[self._agent]
+        truncated = aec.truncations[self._agent] and not terminated
         if self.render_mode == "human":
             self.render()
         info = self._info()
@@ -172,13 +210,36 @@ class GoFishEnv(gym.Env):
         self._components = dict.fromkeys(self._components, 0.0)
         return self._observation(), float(reward), terminated, truncated, info
 
-    def _play_opponents(self) -> None:
-        """Opponents move until the learner is to move or the episode is over."""
+    def _play_opponents(self, after_error: str) -> None:
+        """Opponents move until the learner is to move or the episode is over. An opponent
+        that fails raises ``OpponentError``, whose message ends with ``after_error``."""
         self._illegal_end = False
         aec = self.aec
         while not self._done() and aec.game.current_player != self.seat:
             seat = aec.game.current_player
-            self._collect_reward(self._seat_opponents[seat].act(aec, seat))
+            action = _UNCHOSEN
+            try:
+                action = self._seat_opponents[seat].act(aec, seat)
+                self._collect_reward(action)
+            except Exception as error:
+                raise self._opponent_error(seat, action, error, after_error) from error
+
+    def _opponent_error(
+        self, seat: int, action: Any, error: Exception, after_error: str
+    ) -> OpponentError:
+        players = self.rules.players
+        spec = self.opponent_specs[(seat - self.seat - 1) % players]
+        who = f"the opponent at seat {seat} ({spec})"
+        if action is _UNCHOSEN:
+            what = f"raised {type(error).__name__} while choosing its move: {error}"
+        else:
+            what = f"chose action {action!r}, which was refused: {error}"
+        return OpponentError(
+            f"{who} {what}. It was the opponent's move, not the learner's (seat "
+            f"{self.seat}); {after_error}.",
+            seat,
+            spec,
+        )
 
     def _collect_reward(self, action: int) -> None:
         """Step the AEC env and add the learner's reward and its components."""
@@ -203,6 +264,8 @@ class GoFishEnv(gym.Env):
     def _learner_view(self) -> dict:
         """The learner's observation and mask, encoded once per state (a step and the
         ``action_masks()`` call that follows it would otherwise encode it thrice)."""
+        if not self._ready:
+            raise RuntimeError("no observation before reset(); call reset() first")
         version = (self._deals, self.aec.game.num_events, self._illegal_end)
         if self._view_version != version:
             self._view = self.aec.observe(self._agent)
