@@ -135,7 +135,7 @@ class GoFishEnv(gym.Env):
             if hasattr(spec, "choose") and id(spec) in seen:
                 spec = copy.deepcopy(spec)
             seen.add(id(spec))
-            self.opponents.append(make_opponent(spec))
+            self.opponents.append(make_opponent(spec, self.rules))
 
     # ------------------------------------------------------------------ episode
 

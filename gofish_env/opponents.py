@@ -60,7 +60,7 @@ class CallableOpponent(Opponent):
 
     def act(self, env: Any, seat: int) -> int:
         obs = env.observe(env.possible_agents[seat])
-        return int(self.policy(obs["observation"], obs["action_mask"]))
+        return self.policy(obs["observation"], obs["action_mask"])  # the env checks it
 
 
 class ModelOpponent(Opponent):

@@ -329,14 +329,20 @@ class FloatOpponent(Opponent):
         return "FloatOpponent()"
 
 
+def returns_a_float(observation, mask):
+    """A callable opponent whose action is a float: refused, not rounded."""
+    return float(np.flatnonzero(mask)[0])
+
+
 @pytest.mark.parametrize(
     ("seat_2", "spec", "cause"),
     [
         (asks_for_a_rank_it_lacks, repr(asks_for_a_rank_it_lacks), IllegalAsk),
         (LackingCPU(), "LackingCPU()", IllegalAsk),
         (FloatOpponent(), "FloatOpponent()", InvalidAction),
+        (returns_a_float, repr(returns_a_float), InvalidAction),
     ],
-    ids=["callable", "cpu", "float"],
+    ids=["callable", "cpu", "float", "callable-float"],
 )
 def test_an_opponents_illegal_ask_names_the_opponent_and_its_seat(seat_2, spec, cause):
     env = gym_env(seat_2)

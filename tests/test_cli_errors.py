@@ -183,9 +183,6 @@ def test_a_model_opponent_is_checked_against_the_rules_it_is_given(agents):
     make_opponent(f"model:{agents['checkpoint']}", Rules(players=4))
 
 
-@pytest.mark.xfail(
-    reason="GoFishEnv.set_opponents does not pass its rules to make_opponent yet", strict=False
-)
 def test_a_mismatched_model_opponent_is_refused_when_the_env_is_built(agents):
     from gofish_env.gym_env import GoFishEnv
 
