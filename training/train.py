@@ -1,6 +1,6 @@
 """Train a MaskablePPO agent to play Go Fish, then measure it against the scripted CPUs.
 
-    python -m training.train --timesteps 300000 --opponents mix:random,easy,normal
+    python -m training.train --timesteps 250000 --opponents mix:random,easy,normal
     python -m training.train --opponents selfplay --timesteps 2000000 --envs 2
     python -m training.train --resume runs/NAME          # go on after Ctrl-C or a crash
 
@@ -81,7 +81,7 @@ class Args:
     snapshot_pool: int = field(
         default=5, metadata={"help": "self-play: snapshots kept as opponents"}
     )
-    timesteps: int = field(default=300_000, metadata={"help": "learner steps to train for"})
+    timesteps: int = field(default=250_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
         default="dummy",
