@@ -1075,8 +1075,10 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     )
     print(result.table())
     if args.out:
+        had_results = (Path(args.out) / "results.json").exists()
         paths = result.write(args.out)
-        print("\nWrote " + ", ".join(str(path) for path in paths.values()))
+        verb = "Replaced the earlier results:" if had_results else "Wrote"
+        print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
     return result
 
 

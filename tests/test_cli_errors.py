@@ -137,6 +137,23 @@ def test_evaluate_runs_a_model_that_fits_the_table(agents, tmp_path, capsys):
     (result,) = evaluate.main(argv)
     assert result.games == 4
     assert json.loads(out.read_text())[0]["cpu"] == "random"
+    assert f"Wrote {out}" in capsys.readouterr().out
+
+
+def test_evaluate_says_when_it_replaces_a_json_file(agents, tmp_path, capsys):
+    out = tmp_path / "eval.json"
+    out.write_text("[]")
+    evaluate.main([agents["recorded"], "--cpus", "random", "--deals", "1", "--json", str(out)])
+    assert f"Replaced {out}" in capsys.readouterr().out
+    assert json.loads(out.read_text())[0]["cpu"] == "random"
+
+
+def test_tournament_says_when_it_replaces_earlier_results(tmp_path, capsys):
+    argv = ["--cpus", "random,easy", "--games", "4", "--out", str(tmp_path), "--no-progress"]
+    tournament.main(argv)
+    assert "\nWrote " in capsys.readouterr().out
+    tournament.main(argv)
+    assert "Replaced the earlier results: " in capsys.readouterr().out
 
 
 def test_tournament_refuses_a_model_entrant_trained_for_another_table(agents, capsys):

@@ -201,8 +201,10 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     results = evaluate(model, cpus, rules, args.deals, args.seed, True)
     Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
     if args.json is not None:
+        replaced = args.json.exists()
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results_json(results), indent=2))
+        print(f"{'Replaced' if replaced else 'Wrote'} {args.json}")
     return results
 
 
