@@ -25,14 +25,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from baselines.cpus import CPU, CPU_LEVELS, make_cpu
-from baselines.tournament import (
+from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
     parse_list,
     parse_players_list,
 )
+from gofish_env.cpus import CPU, CPU_LEVELS, make_cpu
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.rules import Rules

@@ -45,7 +45,6 @@ import hashlib
 import json
 import math
 import multiprocessing
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -57,6 +56,7 @@ import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
+from gofish_env.cli import check_count, check_output, rules_or_error
 from gofish_env.game import Game
 from gofish_env.opponents import MIX_PREFIX, MODEL_PREFIX, Opponent, make_opponent
 from gofish_env.rules import Rules
@@ -152,7 +152,7 @@ def _check_spec(name: str, spec: str, rules: Rules | None = None) -> None:
         except AgentFileError as error:
             raise AgentFileError(f"entrant {name!r}: {error}") from None
         return
-    from baselines import CPU_LEVELS
+    from gofish_env.cpus import CPU_LEVELS
 
     if spec not in CPU_LEVELS:
         raise ValueError(
@@ -897,103 +897,6 @@ def _progress(
         yield lambda done: bar.update(task, completed=done)
 
 
-# ---------------------------------------------------------------------- command-line checks
-# Shared by the commands (this one, baselines.ladder, training.evaluate, gofish_env.play and
-# the benchmarks): each checks every argument before it starts work and refuses a bad one
-# with ``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2).
-
-
-def check_count(parser: argparse.ArgumentParser, flag: str, value: int, low: int = 1) -> None:
-    """Refuse a count below ``low``."""
-    if value < low:
-        parser.error(f"{flag}: got {value}; allowed: an integer >= {low}")
-
-
-def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> None:
-    """Refuse a duration that is not a positive number of seconds."""
-    if not (math.isfinite(value) and value > 0):
-        parser.error(f"{flag}: got {value:g}; allowed: a number of seconds > 0")
-
-
-def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:
-    """A comma list with no empty entries (``"easy,,hard"`` and ``""`` are refused)."""
-    items = [item.strip() for item in text.split(",")]
-    if not all(items):
-        parser.error(f"{flag}: got {text!r}; allowed: a comma-separated list with no empty entries")
-    return items
-
-
-def parse_players_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[int]:
-    """A comma list of table sizes, each 2..6."""
-    counts = []
-    for item in parse_list(parser, flag, text):
-        try:
-            counts.append(int(item))
-        except ValueError:
-            parser.error(f"{flag}: got {text!r}; allowed: comma-separated integers from 2 to 6")
-    for count in counts:
-        rules_or_error(parser, "table", count, flag)
-    return counts
-
-
-def check_cpu_levels(parser: argparse.ArgumentParser, flag: str, names: Iterable[str]) -> None:
-    """Refuse names that are not CPU levels."""
-    from baselines import CPU_LEVELS
-
-    for name in names:
-        if name not in CPU_LEVELS:
-            parser.error(f"{flag}: unknown CPU level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
-
-
-def rules_or_error(
-    parser: argparse.ArgumentParser, preset: str, players: int, players_flag: str = "--players"
-) -> Rules:
-    """``Rules.preset(preset, players=players)``, or its refusal as a usage error."""
-    try:
-        return Rules.preset(preset, players=players)
-    except ValueError as error:
-        message = str(error)
-        field, _, reason = message.partition(": ")
-        if field == "preset":
-            parser.error(f"--rules: {reason}")
-        if field == "players":
-            parser.error(f"{players_flag}: {reason}")
-        parser.error(f"--rules {preset} with {players} players: {message}")
-
-
-def output_problem(path: str | Path, directory: bool = False) -> str | None:
-    """Why the output file (or, with ``directory``, folder) ``path`` could not be written,
-    or None when it can. Missing parent folders are fine if they could be created."""
-    path = Path(path)
-    kind = "folder" if directory else "file"
-    try:
-        if path.exists():
-            if directory != path.is_dir():
-                return f"{path} is {'a file' if directory else 'a folder'}, not a {kind}"
-            if not os.access(path, os.W_OK | (os.X_OK if directory else 0)):
-                return f"{path} is not writable"
-            return None
-        parent = path.parent
-        while not parent.exists():
-            parent = parent.parent
-    except OSError as error:
-        return f"cannot write {path}: {error.strerror or error}"
-    if not parent.is_dir():
-        return f"cannot write {path}: {parent} is a file, not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot write {path}: the folder {parent} is not writable"
-    return None
-
-
-def check_output(
-    parser: argparse.ArgumentParser, flag: str, path: str | Path, directory: bool = False
-) -> None:
-    """Refuse an output path that cannot be written (see ``output_problem``)."""
-    problem = output_problem(path, directory)
-    if problem is not None:
-        parser.error(f"{flag}: {problem}")
-
-
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
     """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named); a list with
     an empty entry is refused."""
@@ -1021,7 +924,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "duplicate deals; print the standings and write JSON, CSV and a chart.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    from baselines import CPU_LEVELS
+    from gofish_env.cpus import CPU_LEVELS
 
     parser.add_argument("--players", type=int, default=4, help="seats at each table, 2..6")
     parser.add_argument(

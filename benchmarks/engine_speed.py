@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from baselines.tournament import check_count, check_seconds, parse_players_list, rules_or_error
+from gofish_env.cli import check_count, check_seconds, parse_players_list, rules_or_error
 from gofish_env.game import Game
 from gofish_env.rules import Rules
 

@@ -28,7 +28,7 @@ from rich.progress import track
 from rich.table import Table
 
 import gofish_env
-from baselines.tournament import check_count, check_seconds, parse_players_list
+from gofish_env.cli import check_count, check_seconds, parse_players_list
 from gofish_env.gym_env import GoFishEnv
 
 

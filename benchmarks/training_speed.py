@@ -17,7 +17,7 @@ import tempfile
 from rich.console import Console
 from rich.table import Table
 
-from baselines.tournament import check_count, parse_list
+from gofish_env.cli import check_count, parse_list
 from training import train
 
 

@@ -153,7 +153,7 @@ def make_opponent(spec: Any, rules: Rules | None = None) -> Opponent:
             return OpponentMix(spec[len(MIX_PREFIX) :].split(","), rules)
         if spec.startswith(MODEL_PREFIX):
             return ModelOpponent(load_model(spec[len(MODEL_PREFIX) :], rules))
-        from baselines import make_cpu
+        from gofish_env.cpus import make_cpu
 
         return ViewOpponent(make_cpu(spec))
     if hasattr(spec, "choose"):

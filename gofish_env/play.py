@@ -26,6 +26,7 @@ from typing import Any
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
+from gofish_env.cli import rules_or_error
 from gofish_env.events import Draw, EmptyHandDraw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import KnowledgeTracker
@@ -93,7 +94,7 @@ def make_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tupl
     another table raises ``AgentFileError``.
     """
     if isinstance(spec, str) and not spec.startswith(MODEL_PREFIX):
-        from baselines import make_cpu
+        from gofish_env.cpus import make_cpu
 
         spec = make_cpu(spec, seed)
     if hasattr(spec, "choose"):
@@ -364,7 +365,7 @@ def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) 
             f"--cpus: {len(specs)} given for {len(cpu_seats)} CPU seats; give one for all, "
             f"or one per CPU seat"
         )
-    from baselines import CPU_LEVELS
+    from gofish_env.cpus import CPU_LEVELS
 
     for spec in specs:
         if not spec.startswith(MODEL_PREFIX) and spec not in CPU_LEVELS:
@@ -385,7 +386,7 @@ def _echoing_input(prompt: str) -> str:
 
 
 def _default_cpu() -> str:
-    from baselines import CPU_LEVELS
+    from gofish_env.cpus import CPU_LEVELS
 
     return DEFAULT_CPU if DEFAULT_CPU in CPU_LEVELS else next(iter(CPU_LEVELS))
 
@@ -425,8 +426,6 @@ def main(
         input_fn = _echoing_input  # piped input: show each line after its prompt
 
     # Every argument, and every model file, is checked before the game starts.
-    from baselines.tournament import rules_or_error
-
     rules = rules_or_error(parser, args.rules, args.players)
     if not (math.isfinite(args.delay) and args.delay >= 0):
         parser.error(f"--delay: got {args.delay:g}; allowed: a number of seconds >= 0")

@@ -18,9 +18,9 @@ import pytest
 from helpers import position, rank, snapshot
 
 import gofish_env
-from baselines import RandomCPU
 from gofish_env import GoFishEnv, IllegalAsk, Rules
 from gofish_env.aec_env import InvalidAction
+from gofish_env.cpus import RandomCPU
 from gofish_env.gym_env import OpponentError
 from gofish_env.opponents import Opponent
 

@@ -15,6 +15,8 @@ import pytest
 from baselines import ladder, tournament
 from gofish_env import play
 from gofish_env.agent_files import AgentFileError, write_agent_rules
+from gofish_env import cli
+from gofish_env.cli import output_problem
 from gofish_env.opponents import load_model, make_opponent
 from gofish_env.rules import Rules
 from training import evaluate
@@ -335,7 +337,7 @@ def test_an_output_in_a_folder_that_is_not_writable_is_refused(tmp_path, capsys,
     def access(path, mode):  # as chmod 0o500 would do for anyone but root
         return False if Path(path) == locked and mode & os.W_OK else real_access(path, mode)
 
-    monkeypatch.setattr(tournament.os, "access", access)
+    monkeypatch.setattr(cli.os, "access", access)
     message = refused(capsys, "tournament", ["--out", str(locked / "results")])
     assert (
         message == f"--out: cannot write {locked / 'results'}: the folder {locked} is not writable"
@@ -347,11 +349,11 @@ def test_an_output_in_a_folder_that_is_not_writable_is_refused(tmp_path, capsys,
 
 
 def test_output_problem_accepts_new_and_existing_paths(tmp_path):
-    assert tournament.output_problem(tmp_path / "new" / "deeper" / "out.json") is None
+    assert output_problem(tmp_path / "new" / "deeper" / "out.json") is None
     existing = tmp_path / "old.json"
     existing.write_text("{}")
-    assert tournament.output_problem(existing) is None  # overwritten, as the help says
-    assert tournament.output_problem(tmp_path, directory=True) is None
+    assert output_problem(existing) is None  # overwritten, as the help says
+    assert output_problem(tmp_path, directory=True) is None
 
 
 # ---------------------------------------------------------------------- help

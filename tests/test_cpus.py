@@ -11,10 +11,9 @@ from __future__ import annotations
 import pytest
 from helpers import position, rank
 
-from baselines import CPU_LEVELS, make_cpu
-from baselines.cpus import CPU, RECENT_ASKS, EasyCPU, NormalCPU
 from baselines.ladder import LADDER, measure, play_game
 from gofish_env import Game, Match, Rules
+from gofish_env.cpus import CPU, CPU_LEVELS, RECENT_ASKS, EasyCPU, NormalCPU, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
 
 LEVELS = list(CPU_LEVELS)

@@ -24,9 +24,9 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from helpers import position, rank
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from baselines import RandomCPU
 from gofish_env import GoFishEnv, IllegalAsk, Rules
 from gofish_env.cards import RANK_POINTS
+from gofish_env.cpus import RandomCPU
 from gofish_env.events import Ask, Catch, GameOver
 
 PRESETS = ("table", "bicycle", "family", "quick", "ocean", "pairs", "two_decks", "authors")
@@ -546,7 +546,7 @@ def test_mask_is_empty_after_an_illegal_action_ends_the_episode():
 
 def test_one_cpu_object_for_every_seat_becomes_one_cpu_per_seat():
     # CPUs remember per seat (plans, card ledgers); a model or a callable is shared.
-    from baselines import make_cpu
+    from gofish_env.cpus import make_cpu
 
     cpu = make_cpu("easy", seed=1)
     env = GoFishEnv(players=4, opponents=cpu)

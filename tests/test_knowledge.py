@@ -267,7 +267,7 @@ def sure_hit_run(rules: Rules, seed: int, policy: str) -> dict[str, int]:
     """One game where every seat plays ``policy`` ("random", or CPU levels that take sure
     hits); after every ask, for every viewer: the assumed bounds lie within the proved
     ones, and with CPUs that take sure hits they hold the true counts."""
-    from baselines.cpus import make_cpu
+    from gofish_env.cpus import make_cpu
 
     stats = {"checks": 0, "sharper": 0}
     game = Game(rules, seed=seed)

@@ -23,8 +23,8 @@ import pytest
 from helpers import dealt
 
 import gofish_env
-from baselines import CPU_LEVELS, make_cpu
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.cpus import CPU_LEVELS, make_cpu
 
 
 @dataclass

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from baselines import CPU_LEVELS
 from gofish_env import Game, Rules
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
+from gofish_env.cpus import CPU_LEVELS
 from gofish_env.play import HUMAN, TerminalGame, main, parse_players
 
 LEVEL = next(iter(CPU_LEVELS))  # a CPU level that exists ("random" at least)

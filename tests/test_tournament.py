@@ -11,7 +11,6 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from baselines import CPU_LEVELS
 from baselines.tournament import (
     Entrant,
     GameRecord,
@@ -28,6 +27,7 @@ from baselines.tournament import (
     t_quantile_95,
 )
 from gofish_env import Game, Rules
+from gofish_env.cpus import CPU_LEVELS
 from gofish_env.opponents import Opponent
 
 LEVEL = next(iter(CPU_LEVELS))  # a CPU level that exists ("random" at least)

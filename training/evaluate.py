@@ -23,17 +23,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from baselines.tournament import (
-    check_count,
-    check_cpu_levels,
-    check_output,
-    derive_seed,
-    parse_list,
-    ratio_interval,
-    rules_or_error,
-)
+from baselines.tournament import derive_seed, ratio_interval
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
 from gofish_env.agent_files import AgentFileError
+from gofish_env.cli import check_count, check_cpu_levels, check_output, parse_list, rules_or_error
 from gofish_env.game import Game
 from gofish_env.opponents import ModelOpponent, Opponent, load_model, make_opponent
 from gofish_env.rules import Rules

@@ -37,8 +37,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from baselines.cpus import CPU_LEVELS
 from gofish_env.agent_files import AgentFileError, check_agent_rules
+from gofish_env.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
 from training.checkpoints import (
