@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from baselines import ladder, tournament
-from gofish_env import play
+from gofish_env import cli, play
 from gofish_env.agent_files import AgentFileError, write_agent_rules
-from gofish_env import cli
 from gofish_env.cli import output_problem
 from gofish_env.opponents import load_model, make_opponent
 from gofish_env.rules import Rules
