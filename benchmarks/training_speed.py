@@ -2,7 +2,7 @@
 
     python benchmarks/training_speed.py --timesteps 100000 --vec-envs subproc,dummy
 
-Runs ``python -m training.train`` at its default settings (opponents, network, PPO) for
+Runs ``python -m gofish_training.train`` at its default settings (opponents, network, PPO) for
 ``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
 steps per second of training, and the share of training time spent waiting for the
 environments (the opponents' moves included), as ``TimedMaskedVecEnv`` measures it.
@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gofish_env.cli import check_count, parse_list
-from training import train
+from gofish_training import train
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--vec-envs",
         default=",".join(train.VEC_ENVS),
-        help="comma-separated --vec-env values of training.train",
+        help="comma-separated --vec-env values of gofish_training.train",
     )
     parser.add_argument("--envs", type=int, default=2, help="parallel environments")
     args = parser.parse_args(argv)

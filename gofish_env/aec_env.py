@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +17,7 @@ from gofish_env.events import Ask
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
 from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
+from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import RewardCalculator, RewardScheme
 from gofish_env.rules import Rules
@@ -105,18 +107,6 @@ Version history: v0, first release.
 """
 
 
-def _resolve_rules(players: int | None, rules: Rules | None) -> Rules:
-    if rules is None:
-        return Rules(players=4 if players is None else players)
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules: got {rules!r}; allowed: a gofish_env.Rules")
-    if players is not None and players != rules.players:
-        raise ValueError(
-            f"players: got {players} but rules.players is {rules.players}; give one, or both equal"
-        )
-    return rules
-
-
 class raw_env(AECEnv):
     metadata: ClassVar[dict] = {
         "render_modes": ["ansi", "human"],
@@ -128,7 +118,7 @@ class raw_env(AECEnv):
     def __init__(
         self,
         players: int | None = None,
-        rules: Rules | None = None,
+        rules: Rules | str | None = None,
         reward: str | dict | RewardScheme = "catches",
         history: int = DEFAULT_HISTORY,
         max_asks: int = DEFAULT_MAX_ASKS,
@@ -136,7 +126,7 @@ class raw_env(AECEnv):
         render_view: str | int = "current",
     ):
         super().__init__()
-        self.rules = _resolve_rules(players, rules)
+        self.rules = Rules.resolve(players, rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human'")
         is_seat = isinstance(render_view, int) and not isinstance(render_view, bool)
@@ -378,6 +368,14 @@ class raw_env(AECEnv):
     def view(self, seat: int):
         """The ``PlayerView`` of a seat: what it may know (used by scripted opponents)."""
         return self._tracker.view(seat)
+
+    def turn(self, seat: int) -> Turn:
+        """The seat's ``Turn``: its view, observation and mask, made when a player reads
+        them (what a ``SeatPlayer`` decides with)."""
+        agent = self.possible_agents[seat]
+        return Turn(
+            seat, self.codec, partial(self._tracker.view, seat), partial(self.observe, agent)
+        )
 
     def render(self) -> str | None:
         if self.render_mode is None:

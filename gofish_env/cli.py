@@ -5,10 +5,21 @@ the benchmarks): each checks every argument before it starts work and refuses a 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.rules import Rules
@@ -101,3 +112,31 @@ def check_output(
     problem = output_problem(path, directory)
     if problem is not None:
         parser.error(f"{flag}: {problem}")
+
+
+@contextlib.contextmanager
+def progress_bar(
+    progress: bool | Callable[[int], None],
+    total: int,
+    label: str = "games",
+    transient: bool = False,
+) -> Iterator[Callable[[int], None]]:
+    """``advance(done)`` for a long job of ``total`` steps: a rich progress bar on stderr
+    (erased at the end if ``transient``), the caller's own callable, or nothing
+    (``progress=False``)."""
+    if callable(progress):
+        yield progress
+        return
+    if not progress:
+        yield lambda done: None
+        return
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=transient) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)

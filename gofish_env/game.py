@@ -674,21 +674,24 @@ class Game:
         self._over = True
         self._current = None
         self._legal = ()
+        self._winners = self.leaders()
         catches = tuple(len(laid) for laid in self._catches)
-        points = tuple(self._points)
+        self._events.append(GameOver(self._winners, catches, tuple(self._points), reason))
+
+    def leaders(self) -> tuple[int, ...]:
+        """The seats that win if the game ends now, by the rules' ``winner`` rule: the
+        winners once it is over. A game cut off before its end (by an ask limit) is scored
+        this way everywhere in the project."""
+        catches = [len(laid) for laid in self._catches]
         winner = self.rules.winner
         if winner == "first_empty" and self._first_to_empty is not None:
-            winners: tuple[int, ...] = (self._first_to_empty,)
-        elif winner == "catches_then_points":
-            best = max(zip(catches, points, strict=True))
-            winners = tuple(
-                seat for seat in range(self._players) if (catches[seat], points[seat]) == best
-            )
+            return (self._first_to_empty,)
+        if winner == "catches_then_points":
+            scores = list(zip(catches, self._points, strict=True))
         else:
-            best_count = max(catches)
-            winners = tuple(seat for seat in range(self._players) if catches[seat] == best_count)
-        self._winners = winners
-        self._events.append(GameOver(winners, catches, points, reason))
+            scores = catches
+        best = max(scores)
+        return tuple(seat for seat, score in enumerate(scores) if score == best)
 
 
 @cache

@@ -17,9 +17,10 @@ import numpy as np
 from gymnasium import spaces
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, check_action, raw_env
+from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
-from gofish_env.opponents import make_opponent
+from gofish_env.players import make_player
 from gofish_env.rewards import RewardScheme
 from gofish_env.rules import Rules
 
@@ -68,7 +69,7 @@ class GoFishEnv(gym.Env):
         players: int | None = None,
         opponents: Any = "random",
         seat: int | str = 0,
-        rules: Rules | None = None,
+        rules: Rules | str | None = None,
         reward: str | dict | RewardScheme = "catches",
         history: int = DEFAULT_HISTORY,
         max_asks: int = DEFAULT_MAX_ASKS,
@@ -135,7 +136,12 @@ class GoFishEnv(gym.Env):
             if hasattr(spec, "choose") and id(spec) in seen:
                 spec = copy.deepcopy(spec)
             seen.add(id(spec))
-            self.opponents.append(make_opponent(spec, self.rules))
+            try:
+                self.opponents.append(make_player(spec, self.rules))
+            except AgentFileError:
+                raise
+            except ValueError as error:
+                raise ValueError(f"opponents: {error}") from None
 
     # ------------------------------------------------------------------ episode
 
@@ -219,7 +225,7 @@ class GoFishEnv(gym.Env):
             seat = aec.game.current_player
             action = _UNCHOSEN
             try:
-                action = self._seat_opponents[seat].act(aec, seat)
+                action = self._seat_opponents[seat].act(aec.turn(seat))
                 self._collect_reward(action)
             except Exception as error:
                 raise self._opponent_error(seat, action, error, after_error) from error

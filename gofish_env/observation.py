@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from gofish_env.cards import RANK_POINTS
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
 from gofish_env.knowledge import (
     PlayerView,
@@ -52,9 +51,7 @@ class ObservationLayout:
         self.history = history
         self.max_held = rules.set_size - 1
         self.max_hand = sum(min(rules.copies_of(r), self.max_held) for r in range(ranks))
-        self.max_points = sum(
-            RANK_POINTS[r] * (rules.copies_of(r) // rules.set_size) for r in range(ranks)
-        )
+        self.max_points = rules.total_points
         self.max_catches_of_rank = max(rules.copies_of(r) // rules.set_size for r in range(ranks))
         ask_row = 1 + players + players + asks + 3
         what = "card" if rules.ask_for == "card" else "rank"

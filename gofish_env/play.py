@@ -1,7 +1,7 @@
 """Play Go Fish in the terminal: one person against CPUs, or several sharing the keyboard.
 
-python -m gofish_env.play --players 4 --cpus hard --rules table --seed 7
-python -m gofish_env.play --players 4 --humans 2 --cpus easy,model:runs/ppo.zip
+    gofish-play --players 4 --cpus hard --rules table --seed 7
+    gofish-play --players 4 --humans 2 --cpus easy,model:runs/ppo.zip
 
 At your turn type a seat and a rank: ``2 q`` (or ``ask 2 q``, ``ask seat 2 for queens``,
 ``2 10``); with exact-card asks a card: ``2 QH``. ``help`` lists the commands and what you may
@@ -9,8 +9,9 @@ ask now, ``quit`` leaves. With ``--humans N`` (pass-and-play) the screen is clea
 each person's turn and the next hand is shown only once its player presses Enter.
 
 Everything a seat is shown comes from its ``PlayerView`` (``render_view``): its own hand and
-public information. The CPUs decide from their own seat's view (``baselines.make_cpu``);
-``model:PATH.zip`` seats see their observation and action mask (``make_opponent``).
+public information. Every CPU seat is a ``SeatPlayer`` (``gofish_env.players``) given its
+seat's ``Turn``: the CPUs decide from the seat's view, ``model:PATH.zip`` seats from its
+observation and action mask.
 Input and output are injectable: ``main(argv, input_fn=input, output=print)``.
 """
 
@@ -22,20 +23,24 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
 from gofish_env.cli import rules_or_error
+from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.events import Draw, EmptyHandDraw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.observation import ObservationLayout, encode
+from gofish_env.players import MODEL_PREFIX, SeatPlayer, Turn, make_player
 from gofish_env.render import render_view
 from gofish_env.rules import Rules
 
 HUMAN = "human"
 DEFAULT_CPU = "hard"
-MODEL_PREFIX = "model:"
 CLEAR_SCREEN = "\033[2J\033[H"
 SCROLL_LINES = 40
 RECENT_SINGLE = 8  # log lines shown with the hand when one person plays (CPU moves print live)
@@ -58,63 +63,20 @@ class QuitGame(Exception):
     """The person at the keyboard left (``quit`` or the end of the input)."""
 
 
-class _SeatObserver:
-    """Just what ``make_opponent``'s model and callable opponents read from an env:
-    ``possible_agents``, ``codec``, ``observe(agent)`` and ``view(seat)`` of one game."""
-
-    def __init__(self, game: Game, tracker: KnowledgeTracker):
-        from gofish_env.observation import ObservationLayout
-
-        self.game = game
-        self.tracker = tracker
-        self.layout = ObservationLayout(game.rules)
-        self.codec = ActionCodec(game.rules)
-        self.possible_agents = [f"player_{seat}" for seat in range(game.players)]
-
-    def view(self, seat: int):
-        return self.tracker.view(seat)
-
-    def observe(self, agent: str) -> dict:
-        from gofish_env.observation import encode
-
-        seat = self.possible_agents.index(agent)
-        view = self.tracker.view(seat)
-        return {
-            "observation": encode(view, self.layout),
-            "action_mask": self.codec.mask(seat, view.legal_asks),
-        }
-
-
-def make_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tuple[str, Callable]:
-    """(label, decide) for a CPU seat: ``decide(table, seat) -> (target, rank or card)``.
-
-    A CPU level name or CPU object decides from the seat's ``PlayerView``; anything else
-    ``make_opponent`` accepts (``model:PATH.zip``, an SB3 model, a callable) from the seat's
-    observation and action mask. With the table's ``rules``, a saved model trained for
-    another table raises ``AgentFileError``.
-    """
-    if isinstance(spec, str) and not spec.startswith(MODEL_PREFIX):
-        from gofish_env.cpus import make_cpu
-
-        spec = make_cpu(spec, seed)
-    if hasattr(spec, "choose"):
-        cpu = spec
-        cpu.reset(seed)
-        label = str(getattr(cpu, "name", "") or type(cpu).__name__)
-        return label, lambda table, seat: cpu.choose(table.view(seat))
-    from gofish_env.opponents import make_opponent
-
-    opponent = make_opponent(spec, rules)
-    opponent.reset(seed)
+def seat_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tuple[str, SeatPlayer]:
+    """(label, player) for a CPU seat: a CPU level name, or anything else ``make_player``
+    accepts (``model:PATH.zip``, a loaded model, a callable, a CPU object). With the
+    table's ``rules``, a saved model trained for another table raises ``AgentFileError``."""
+    is_level = isinstance(spec, str) and spec in CPU_LEVELS
+    player = make_player(make_cpu(spec, seed) if is_level else spec, rules)
+    player.reset(seed)
     if isinstance(spec, str):
-        label = "model " + spec[len(MODEL_PREFIX) :].rsplit("/", 1)[-1].removesuffix(".zip")
-    else:
-        label = getattr(spec, "__name__", type(spec).__name__)
-
-    def decide(table: _SeatObserver, seat: int) -> tuple[int, int]:
-        return table.codec.to_ask(seat, opponent.act(table, seat))
-
-    return label, decide
+        if spec.startswith(MODEL_PREFIX):
+            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem, player
+        return f"{spec} CPU", player
+    if hasattr(spec, "choose"):
+        return str(getattr(spec, "name", "") or type(spec).__name__), player
+    return getattr(spec, "__name__", type(spec).__name__), player
 
 
 class TerminalGame:
@@ -135,7 +97,8 @@ class TerminalGame:
         self.game = game
         self.rules = game.rules
         self.tracker = KnowledgeTracker(game)
-        self.table = _SeatObserver(game, self.tracker)
+        self.codec = ActionCodec(game.rules)
+        self.layout = ObservationLayout(game.rules)
         self.input_fn = input_fn
         self.out = output
         self.clear = clear or self._default_clear
@@ -143,7 +106,7 @@ class TerminalGame:
         self.humans = [seat for seat, spec in enumerate(players) if spec == HUMAN]
         self.shared = len(self.humans) > 1
         self.labels: dict[int, str] = {}
-        self.deciders: dict[int, Callable] = {}
+        self.players: dict[int, SeatPlayer] = {}
         for seat, spec in enumerate(players):
             if spec == HUMAN:
                 self.labels[seat] = (
@@ -151,10 +114,7 @@ class TerminalGame:
                 )
             else:
                 cpu_seed = None if seed is None else random.Random(f"{seed}:{seat}").getrandbits(63)
-                label, decide = make_player(spec, cpu_seed, self.rules)
-                is_level = isinstance(spec, str) and not spec.startswith(MODEL_PREFIX)
-                self.labels[seat] = f"{label} CPU" if is_level else label
-                self.deciders[seat] = decide
+                self.labels[seat], self.players[seat] = seat_player(spec, cpu_seed, self.rules)
         # The seat whose hand may be shown now (the one person, or whoever has the keyboard).
         self.at_keyboard: int | None = None if self.shared else (self.humans or [None])[0]
         self.seen = dict.fromkeys(self.humans, 0)  # each person's place in the log
@@ -169,7 +129,7 @@ class TerminalGame:
         try:
             while not game.is_over:
                 seat = game.current_player
-                if seat in self.deciders:
+                if seat in self.players:
                     self._cpu_turn(seat)
                 else:
                     self._human_turn(seat)
@@ -194,8 +154,21 @@ class TerminalGame:
     def _cpu_turn(self, seat: int) -> None:
         if self.delay > 0:
             time.sleep(self.delay)
-        target, what = self.deciders[seat](self.table, seat)
-        self._ask(target, what)
+        action = self.players[seat].act(self.turn(seat))
+        self._ask(*self.codec.to_ask(seat, action))
+
+    def turn(self, seat: int) -> Turn:
+        """The seat's ``Turn``, made from its ``PlayerView`` (and, for a player that reads
+        them, the observation and mask the environments would give it)."""
+
+        def observe() -> dict:
+            view = self.tracker.view(seat)
+            return {
+                "observation": encode(view, self.layout),
+                "action_mask": self.codec.mask(seat, view.legal_asks),
+            }
+
+        return Turn(seat, self.codec, partial(self.tracker.view, seat), observe)
 
     def _human_turn(self, seat: int) -> None:
         game = self.game
@@ -352,7 +325,7 @@ def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) 
         raise ValueError(f"--seat: got {first_seat}; allowed: 0 to {players - 1}")
     human_seats = {(first_seat + k) % players for k in range(humans)}
     cpu_seats = [seat for seat in range(players) if seat not in human_seats]
-    text = _default_cpu() if cpus is None else cpus
+    text = DEFAULT_CPU if cpus is None else cpus
     specs = [item.strip() for item in text.split(",")]
     if not all(specs) and cpu_seats:
         raise ValueError(
@@ -365,8 +338,6 @@ def parse_players(players: int, humans: int, first_seat: int, cpus: str | None) 
             f"--cpus: {len(specs)} given for {len(cpu_seats)} CPU seats; give one for all, "
             f"or one per CPU seat"
         )
-    from gofish_env.cpus import CPU_LEVELS
-
     for spec in specs:
         if not spec.startswith(MODEL_PREFIX) and spec not in CPU_LEVELS:
             raise ValueError(
@@ -385,12 +356,6 @@ def _echoing_input(prompt: str) -> str:
     return line
 
 
-def _default_cpu() -> str:
-    from gofish_env.cpus import CPU_LEVELS
-
-    return DEFAULT_CPU if DEFAULT_CPU in CPU_LEVELS else next(iter(CPU_LEVELS))
-
-
 def main(
     argv: Sequence[str] | None = None,
     input_fn: Callable[[str], str] = input,
@@ -398,14 +363,14 @@ def main(
     clear: Callable[[], None] | None = None,
 ) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m gofish_env.play",
+        prog="gofish-play",
         description="Play Go Fish in the terminal against CPUs, or pass-and-play.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
     parser.add_argument(
         "--cpus",
-        default=_default_cpu(),
+        default=DEFAULT_CPU,
         help="CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH.zip "
         "for a saved agent (it must have been trained for this table)",
     )

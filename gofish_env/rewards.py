@@ -82,10 +82,7 @@ class RewardCalculator:
     def __init__(self, rules: Rules, scheme: RewardScheme):
         self.players = rules.players
         self.scheme = scheme
-        total_points = sum(
-            RANK_POINTS[r] * (rules.copies_of(r) // rules.set_size) for r in range(rules.ranks)
-        )
-        self.tiebreak_scale = 1.0 / (total_points + 1)
+        self.tiebreak_scale = 1.0 / (rules.total_points + 1)
         self.weights = [scheme.weights.get(name, 0.0) for name in COMPONENTS]
         self._seats = range(self.players)
 

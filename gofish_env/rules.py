@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from gofish_env.cards import NUM_STANDARD_RANKS
+from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
 
 DEAL_CHOICES = ("table", "seven", "seven_for_two", "whole_deck")
 FIRST_PLAYER_CHOICES = ("dealer_left", "random")
@@ -205,6 +205,32 @@ class Rules:
         if self.ask_for == "card":
             return 4 * NUM_STANDARD_RANKS + (1 if self.jokers else 0)
         return self.ranks
+
+    @property
+    def total_points(self) -> int:
+        """Tiebreak points of every catch together (each catch counts its rank's points)."""
+        return sum(
+            RANK_POINTS[rank] * (self.copies_of(rank) // self.set_size)
+            for rank in range(self.ranks)
+        )
+
+    @classmethod
+    def resolve(cls, players: int | None = None, rules: Rules | str | None = None) -> Rules:
+        """The rules of a table from the two arguments the envs and the harness take: a
+        ``Rules``, a preset name or None (the table rules), and a player count (default 4,
+        or the ``Rules``' own). Both given must agree."""
+        if rules is None:
+            rules = "table"
+        if isinstance(rules, str):
+            return cls.preset(rules, players=4 if players is None else players)
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules: got {rules!r}; allowed: a preset name or a gofish_env.Rules")
+        if players is not None and players != rules.players:
+            raise ValueError(
+                f"players: got {players} but rules.players is {rules.players}; give one, or "
+                f"both equal"
+            )
+        return rules
 
     def describe(self) -> str:
         """The fields that differ from the table rules, e.g. ``players=3, set_size=2``."""

@@ -188,7 +188,7 @@ def test_players_defaults_to_four_or_to_the_rules():
         ({"players": 5, "rules": Rules.preset("pairs")}, "players"),
         ({"players": 7}, "players"),
         ({"players": 1}, "players"),
-        ({"rules": "table"}, "rules"),
+        ({"rules": "chess"}, "preset"),
         ({"rules": {"players": 3}}, "rules"),
         ({"max_asks": 0}, "max_asks"),
         ({"max_asks": 2.5}, "max_asks"),

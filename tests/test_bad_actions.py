@@ -22,7 +22,6 @@ from gofish_env import GoFishEnv, IllegalAsk, Rules
 from gofish_env.aec_env import InvalidAction
 from gofish_env.cpus import RandomCPU
 from gofish_env.gym_env import OpponentError
-from gofish_env.opponents import Opponent
 
 ACTIONS = 39  # 4 players: 3 * 13 actions
 
@@ -319,10 +318,13 @@ class LackingCPU(RandomCPU):
         return "LackingCPU()"
 
 
-class FloatOpponent(Opponent):
-    """An opponent whose action is not an action at all."""
+class FloatOpponent:
+    """A ``SeatPlayer`` whose action is not an action at all."""
 
-    def act(self, env, seat):
+    def reset(self, seed):
+        pass
+
+    def act(self, turn):
         return 0.5
 
     def __repr__(self):

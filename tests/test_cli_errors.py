@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from baselines import ladder, tournament
+from gofish_baselines import ladder, tournament
 from gofish_env import cli, play
 from gofish_env.agent_files import AgentFileError, write_agent_rules
 from gofish_env.cli import output_problem
-from gofish_env.opponents import load_model, make_opponent
+from gofish_env.players import load_agent, make_player
 from gofish_env.rules import Rules
-from training import evaluate
+from gofish_training import evaluate
+from gofish_training.agents import load_model
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -182,23 +183,25 @@ def test_play_refuses_a_model_seat_trained_for_another_table(agents, capsys):
     assert MISMATCH_4_TO_3 in refused(capsys, "play", argv)
 
 
-def test_load_model_checks_the_rules_it_is_given_and_caches_per_path(agents):
+def test_load_agent_checks_the_rules_it_is_given_and_loads_a_model_once_per_path(agents):
     with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
-        load_model(agents["recorded"], Rules(players=3))
+        load_agent(agents["recorded"], Rules(players=3))
     with pytest.raises(AgentFileError, match=r"^model file not found: nowhere\.zip$"):
-        load_model("nowhere.zip")
+        load_agent("nowhere.zip")
     with pytest.raises(AgentFileError, match="cannot read model file"):
-        load_model(agents["corrupt"])
-    model = load_model(agents["recorded"], Rules(players=4))
-    assert load_model(agents["recorded"]) is model
+        load_agent(agents["corrupt"])
+    first = load_agent(agents["recorded"], Rules(players=4))
+    second = load_agent(agents["recorded"])
+    assert first is not second  # each player keeps its own random state
+    assert first.model is second.model is load_model(agents["recorded"])
 
 
 def test_a_model_opponent_is_checked_against_the_rules_it_is_given(agents):
     with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
-        make_opponent(f"model:{agents['recorded']}", Rules(players=3))
+        make_player(f"model:{agents['recorded']}", Rules(players=3))
     with pytest.raises(AgentFileError, match="under set_size=2"):
-        make_opponent(f"mix:random,model:{agents['run']}", Rules.preset("pairs"))
-    make_opponent(f"model:{agents['checkpoint']}", Rules(players=4))
+        make_player(f"mix:random,model:{agents['run']}", Rules.preset("pairs"))
+    make_player(f"model:{agents['checkpoint']}", Rules(players=4))
 
 
 def test_a_mismatched_model_opponent_is_refused_when_the_env_is_built(agents):
@@ -211,7 +214,7 @@ def test_a_mismatched_model_opponent_is_refused_when_the_env_is_built(agents):
 # ---------------------------------------------------------------------- bad arguments
 
 BAD_ARGUMENTS = [
-    # training.evaluate (the model path is checked last, so any path will do)
+    # gofish_training.evaluate (the model path is checked last, so any path will do)
     ("evaluate", ["m.zip", "--deals", "0"], "--deals: got 0; allowed: an integer >= 1"),
     ("evaluate", ["m.zip", "--players", "1"], "--players: got 1; allowed: an integer from 2 to 6"),
     ("evaluate", ["m.zip", "--players", "7"], "--players: got 7; allowed: an integer from 2 to 6"),
@@ -224,7 +227,7 @@ BAD_ARGUMENTS = [
     ("evaluate", ["m.zip", "--cpus", "random,wizard"], "--cpus: unknown CPU level 'wizard'"),
     ("evaluate", ["m.zip", "--cpus", "random,,easy"], "--cpus: got 'random,,easy'; allowed: "),
     ("evaluate", ["m.zip", "--cpus", ""], "--cpus: got ''; allowed: a comma-separated list"),
-    # baselines.ladder
+    # gofish_baselines.ladder
     ("ladder", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
     ("ladder", ["--games", "-3"], "--games: got -3; allowed: an integer >= 1"),
     ("ladder", ["--players", "2,7"], "--players: got 7; allowed: an integer from 2 to 6"),
@@ -234,7 +237,7 @@ BAD_ARGUMENTS = [
     ("ladder", ["--levels", "random,wizard"], "--levels: unknown CPU level 'wizard'"),
     ("ladder", ["--levels", "random"], "--levels: got 'random'; allowed: at least 2 CPU levels"),
     ("ladder", ["--out", "ladder.png"], "--out: got 'ladder.png'; the chart is saved as OUT.png"),
-    # baselines.tournament
+    # gofish_baselines.tournament
     ("tournament", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
     ("tournament", ["--workers", "0"], "--workers: got 0; allowed: an integer >= 1"),
     ("tournament", ["--max-asks", "0"], "--max-asks: got 0; allowed: an integer >= 1"),
@@ -378,4 +381,4 @@ def test_help_shows_the_defaults(capsys, command):
     for default in HELP_DEFAULTS[command]:
         assert default in out
     if command in ("evaluate", "tournament"):
-        assert "overwritten" in out
+        assert "replaced" in out

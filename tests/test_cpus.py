@@ -11,9 +11,11 @@ from __future__ import annotations
 import pytest
 from helpers import position, rank
 
-from baselines.ladder import LADDER, measure, play_game
+from gofish_baselines.ladder import LADDER, measure
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU, CPU_LEVELS, RECENT_ASKS, EasyCPU, NormalCPU, make_cpu
+from gofish_env.evaluation import Measurement, make_entrants, play_deals
+from gofish_env.evaluation.harness import decision_milliseconds
 from gofish_env.knowledge import KnowledgeTracker
 
 LEVELS = list(CPU_LEVELS)
@@ -435,12 +437,10 @@ def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
 def test_every_cpu_decides_in_about_a_millisecond():
     rules = Rules(players=4)
     for name in LEVELS:
-        cpus = [make_cpu(name, seed=seat) for seat in range(4)]
-        per_ask = []
-        for seed in range(5):
-            result = play_game(rules, seed, cpus)
-            per_ask += list(result.seconds_per_ask.values())
-        assert sum(per_ask) / len(per_ask) < 0.002, name
+        entrants = make_entrants([name], rules, least=1)
+        records = play_deals(Measurement(entrants, rules, 0, [(0, 0, 0, 0)]), deals=2)
+        (milliseconds,) = decision_milliseconds(records, 1)
+        assert milliseconds < 2.0, name
 
 
 # ----------------------------------------------------------------------------- the ladder

@@ -8,11 +8,12 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.opponents import ModelOpponent, load_model
+from gofish_env.players import PredictPlayer
 from gofish_env.rules import Rules
-from training import train
-from training.imitation import collect_demonstrations, pretrain
-from training.policies import OPPONENT_RANK_SECTIONS, AskScoringPolicy, ask_feature_index
+from gofish_training import train
+from gofish_training.agents import load_model
+from gofish_training.imitation import collect_demonstrations, pretrain
+from gofish_training.policies import OPPONENT_RANK_SECTIONS, AskScoringPolicy, ask_feature_index
 
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(players=3), Rules.preset("authors")])
@@ -83,13 +84,13 @@ def test_training_with_the_ask_scoring_policy_saves_a_model_that_plays(tmp_path)
     (run,) = tmp_path.iterdir()
     model = load_model(str(run / "model.zip"))
     assert isinstance(model.policy, AskScoringPolicy)
-    player = ModelOpponent(model, deterministic=True)
+    player = PredictPlayer(model, deterministic=True)
     env = GoFishEnv(players=4, opponents="random", seat="random", illegal_action="raise")
     for episode in range(2):
         env.reset(seed=episode)
         done = False
         while not done:
-            action = player.act(env.aec, env.seat)
+            action = player.act(env.aec.turn(env.seat))
             assert env.action_masks()[action]
             _, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated

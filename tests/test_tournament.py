@@ -11,24 +11,13 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from baselines.tournament import (
-    Entrant,
-    GameRecord,
-    deal_count,
-    fit_ratings,
-    main,
-    make_entrants,
-    make_lineups,
-    ratio_interval,
-    rotated,
-    run_tournament,
-    seating_order,
-    summarize,
-    t_quantile_95,
-)
+from gofish_baselines.tournament import main, run_tournament
 from gofish_env import Game, Rules
 from gofish_env.cpus import CPU_LEVELS
-from gofish_env.opponents import Opponent
+from gofish_env.evaluation import Entrant, GameRecord, deal_count, make_entrants, make_lineups
+from gofish_env.evaluation.schedule import rotated, seating_order
+from gofish_env.evaluation.standings import summarize
+from gofish_env.evaluation.stats import fit_ratings, ratio_interval, t_quantile_95
 
 LEVEL = next(iter(CPU_LEVELS))  # a CPU level that exists ("random" at least)
 TWO = [Entrant("A", LEVEL), Entrant("B", LEVEL)]
@@ -188,19 +177,21 @@ def test_each_seating_rotation_puts_every_entrant_in_every_seat_once():
 # ---------------------------------------------------------------------- playing
 
 
-class DealProbe(Opponent):
-    """Plays the first legal ask and notes the table as dealt (test-only: reads the truth)."""
+class DealProbe:
+    """Plays the first legal ask and notes its seat and hand at the first ask of a game."""
 
     def __init__(self, name, log):
         self.name = name
         self.log = log
 
-    def act(self, env, seat):
-        game = env.game
-        if game.num_asks == 0:
-            hands = tuple(tuple(game.hand(s)) for s in range(game.players))
-            self.log.append((self.name, seat, hands, tuple(game.pool_cards())))
-        return env.codec.to_action(seat, *game.legal_asks()[0])
+    def reset(self, seed):
+        pass
+
+    def act(self, turn):
+        view = turn.view
+        if not view.asks:
+            self.log.append((self.name, turn.seat, tuple(view.own_cards), view.pool_size))
+        return turn.to_action(*view.legal_asks[0])
 
 
 def test_duplicate_deals_replay_the_same_deal_with_the_seats_rotated():
@@ -217,9 +208,9 @@ def test_duplicate_deals_replay_the_same_deal_with_the_seats_rotated():
         assert {r.seats for r in games} == {rotated(games[0].seats, k) for k in range(3)}
         # Every seating played the very deal Game(rules, deal_seed) deals.
         dealt = Game(result.rules, seed=games[0].deal_seed)
-        expected = (tuple(tuple(dealt.hand(s)) for s in range(3)), tuple(dealt.pool_cards()))
+        expected = (tuple(dealt.hand(0)), dealt.pool_size)
         logged = log[3 * deal : 3 * deal + 3]
-        assert {(hands, pool) for _, _, hands, pool in logged} == {expected}
+        assert {(hand, pool) for _, _, hand, pool in logged} == {expected}
         # The same seat moves first; a different entrant holds it each time.
         assert {seat for _, seat, _, _ in logged} == {0}
         assert sorted(name for name, _, _, _ in logged) == ["P", "Q", "R"]
@@ -267,7 +258,7 @@ def test_a_callable_and_a_saved_sb3_model_are_entrants_like_the_cpus(tmp_path):
     assert {name: stats.seats for name, stats in by_name.items()} == dict.fromkeys(entrants, 9)
     assert by_name["ppo"].spec == f"model:{path}"
     assert by_name["first"].spec == "callable first_legal"
-    assert by_name["object"].spec == "SB3 model MaskablePPO"
+    assert by_name["object"].spec == "model MaskablePPO"
     assert all(not record.truncated for record in result.records)
     again = run_tournament(entrants, rules=rules, games=8, seed=2, workers=2)
     assert again.records == result.records

@@ -15,11 +15,11 @@ from gofish_env.game import Game
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.observation import ObservationLayout, encode
-from gofish_env.opponents import make_opponent
+from gofish_env.players import make_player
 from gofish_env.rules import Rules
-from training import evaluate as evaluate_module
-from training import train
-from training.imitation import RankRelabelling, collect_demonstrations, pretrain
+from gofish_training import evaluate as evaluate_module
+from gofish_training import train
+from gofish_training.imitation import RankRelabelling, collect_demonstrations, pretrain
 
 TINY = [
     "--timesteps",
@@ -144,7 +144,7 @@ def test_model_can_be_a_gym_opponent(tmp_path):
 def test_vec_env_serves_the_same_masks_as_the_envs():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.vec_env import TimedMaskedVecEnv
+    from gofish_training.vec_env import TimedMaskedVecEnv
 
     envs = [lambda k=k: GoFishEnv(players=3, opponents="random", seat=k) for k in range(2)]
     venv = TimedMaskedVecEnv(DummyVecEnv(envs))
@@ -205,12 +205,12 @@ def test_demonstrations_record_the_teachers_legal_asks_and_discounted_returns():
     assert demos.masks[np.arange(len(demos)), demos.actions].all()  # every ask was legal
     # Replaying the first game with the same teacher gives the same asks and the returns
     # are the discounted sums of that game's rewards.
-    teacher = make_opponent("hard")
+    teacher = make_player("hard")
     env.reset(seed=2)
     teacher.reset(2)
     rewards, done, step = [], False, 0
     while not done:
-        action = teacher.act(env.aec, env.seat)
+        action = teacher.act(env.aec.turn(env.seat))
         assert action == demos.actions[step]
         _, reward, terminated, truncated, _ = env.step(action)
         rewards.append(reward)

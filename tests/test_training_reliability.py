@@ -17,7 +17,7 @@ from sb3_contrib import MaskablePPO
 
 from gofish_env.agent_files import read_agent_rules
 from gofish_env.rules import Rules
-from training import train
+from gofish_training import train
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = [
@@ -76,10 +76,10 @@ def state_of(folder: Path) -> dict:
 
 
 def start_training(out: Path, *argv: str) -> subprocess.Popen:
-    """``python -m training.train`` in its own process group, as a terminal runs it (Ctrl-C
+    """``python -m gofish_training.train`` in its own process group, as a terminal runs it (Ctrl-C
     reaches the whole group)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "training.train", *argv, "--out", str(out), "--name", "run"],
+        [sys.executable, "-m", "gofish_training.train", *argv, "--out", str(out), "--name", "run"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -164,7 +164,7 @@ def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(signum, tmp_pa
     saved = state_of(folder)
     assert 1024 <= saved["timesteps"] < 4096
     assert f"saved the run at {saved['timesteps']:,} of 4,096 steps" in " ".join(output.split())
-    assert f"-m training.train --resume {folder}" in output.replace("\n", "")
+    assert f"-m gofish_training.train --resume {folder}" in output.replace("\n", "")
     assert (folder / "resume" / saved["model"]).is_file()
     assert read_agent_rules(folder / "resume" / saved["model"]) == Rules()
     assert not (folder / "model.zip").exists()

@@ -10,7 +10,7 @@ import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from gofish_env.gym_env import GoFishEnv
-from training.vec_env import (
+from gofish_training.vec_env import (
     CheckedSubprocVecEnv,
     EnvFailure,
     ReportEnvErrors,
@@ -135,7 +135,7 @@ def test_a_killed_worker_names_its_env_and_every_worker_ends():
 @pytest.mark.slow
 def test_workers_ignore_ctrl_c_so_the_learner_can_save_first():
     from gofish_env.rules import Rules
-    from training.train import Args, make_env
+    from gofish_training.train import Args, make_env
 
     args = Args(players=3, opponents="random")
     venv = CheckedSubprocVecEnv([make_env(args, Rules(players=3), k, 0) for k in range(2)])

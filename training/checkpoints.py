@@ -6,7 +6,7 @@ with the step count, the evaluation history, the self-play pool, when the next
 evaluation, snapshot and checkpoint are due, the time spent so far, and the random
 state of Python, NumPy and torch (``random_STEPS.pt``). The model and random state are
 written first and ``state.json`` last, each by an atomic rename, so a crash at any moment
-leaves the previous state whole. ``python -m training.train --resume OUT/NAME`` goes on
+leaves the previous state whole. ``python -m gofish_training.train --resume OUT/NAME`` goes on
 from it.
 """
 

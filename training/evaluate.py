@@ -1,34 +1,38 @@
 """Play a saved agent against the scripted CPUs and print its win-rate table.
 
-    python -m training.evaluate runs/NAME/model.zip --cpus random,easy,normal,hard --deals 200
+    gofish-evaluate runs/NAME/model.zip --cpus random,easy,normal,hard --deals 200
 
-For each CPU level the agent sits at a table with P - 1 copies of that CPU. Duplicate deals:
-each shuffled deal is played P times, the agent taking every seat in turn (so it holds every
-hand of the deal once and the luck of the deal cancels). The win rate counts a shared win as
-1/k; its 95% interval is computed over deal-groups (``baselines.tournament.ratio_interval``).
-"Beats X" means the interval lies above the fair share 1/P.
+For each CPU level the agent sits at a table with P - 1 copies of that CPU, over duplicate
+deals in the project's harness (``gofish_env.evaluation``): each deal is played P times,
+the agent taking every seat in turn (so it holds every hand of the deal once and the luck
+of the deal cancels), the same deals for every level. The agent plays its most likely
+legal action. The win rate counts a shared win as 1/k; its 95% interval is computed over
+deal-groups. "Beats X" means the interval lies above the fair share 1/P.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
-from baselines.tournament import derive_seed, ratio_interval
-from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
 from gofish_env.agent_files import AgentFileError
-from gofish_env.cli import check_count, check_cpu_levels, check_output, parse_list, rules_or_error
-from gofish_env.game import Game
-from gofish_env.opponents import ModelOpponent, Opponent, load_model, make_opponent
+from gofish_env.cli import (
+    check_count,
+    check_cpu_levels,
+    check_output,
+    parse_list,
+    progress_bar,
+    rules_or_error,
+)
+from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
+from gofish_env.players import load_agent
 from gofish_env.rules import Rules
 
 DEFAULT_CPUS = ("random", "easy", "normal", "hard")
@@ -51,63 +55,6 @@ class LevelResult:
         return self.win_rate_ci is not None and bool(self.win_rate_ci[0] > self.fair_share)
 
 
-def agent_opponent(agent: Any, rules: Rules | None = None) -> Opponent:
-    """The agent as a seat player: a model (played greedily) or any opponent spec. A saved
-    model (a ``.zip`` path) is checked against ``rules`` when given (``AgentFileError``
-    for a missing or corrupt file, or one trained for another table)."""
-    if isinstance(agent, Path) or (isinstance(agent, str) and agent.endswith(".zip")):
-        return ModelOpponent(load_model(agent, rules), deterministic=True)
-    if hasattr(agent, "predict"):
-        return ModelOpponent(agent, deterministic=True)
-    return make_opponent(agent, rules)
-
-
-def play_level(
-    agent: Opponent,
-    cpu: str,
-    rules: Rules,
-    deals: int,
-    seed: int,
-    on_game: Callable[[], None] | None = None,
-) -> LevelResult:
-    """The agent against P - 1 copies of ``cpu`` over ``deals`` duplicate deals."""
-    players = rules.players
-    env = raw_env(rules=rules, max_asks=DEFAULT_MAX_ASKS)
-    cpus = [make_opponent(cpu, rules) for _ in range(players - 1)]
-    wins = np.zeros(deals)
-    catches = np.zeros(deals)
-    for deal in range(deals):
-        # The same deals for every level (the seed does not depend on the CPU).
-        game = Game(rules, seed=derive_seed(seed, deal))
-        for agent_seat in range(players):
-            env.reset(options={"game": game})
-            seats = {agent_seat: agent}
-            for k, opponent in enumerate(cpus, start=1):
-                opponent.reset(derive_seed(seed, deal, agent_seat, k))
-                seats[(agent_seat + k) % players] = opponent
-            while env.game.current_player is not None and env.game.num_asks < env.max_asks:
-                seat = env.game.current_player
-                env.step(seats[seat].act(env, seat))
-            winners = env.game.winners
-            if agent_seat in winners:
-                wins[deal] += 1.0 / len(winners)
-            catches[deal] += len(env.game.catches(agent_seat))
-            if on_game is not None:
-                on_game()
-    counts = np.full(deals, players)
-    win_rate, win_ci = ratio_interval(wins, counts, 0.0, 1.0)
-    if win_ci is not None:
-        win_ci = (float(win_ci[0]), float(win_ci[1]))
-    return LevelResult(
-        cpu=cpu,
-        games=deals * players,
-        win_rate=win_rate,
-        win_rate_ci=win_ci,
-        mean_catches=float(catches.sum() / counts.sum()),
-        fair_share=1.0 / players,
-    )
-
-
 def evaluate(
     agent: Any,
     cpus: Sequence[str] = DEFAULT_CPUS,
@@ -116,17 +63,32 @@ def evaluate(
     seed: int = 0,
     progress: bool = False,
 ) -> list[LevelResult]:
-    """The agent's results against each CPU level (see the module docstring)."""
+    """The agent's results against each CPU level (see the module docstring). ``agent`` is
+    any player spec: a loaded model, ``"model:PATH.zip"``, a CPU level, ..."""
     rules = Rules() if rules is None else rules
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
-    player = agent_opponent(agent, rules)
+    lineup = (0,) + (1,) * (rules.players - 1)
     results = []
-    with Progress(disable=not progress, transient=True) as bar:
-        task = bar.add_task("evaluating", total=len(cpus) * deals * rules.players)
-        for cpu in cpus:
-            bar.update(task, description=f"evaluating vs {cpu}")
-            results.append(play_level(player, cpu, rules, deals, seed, lambda: bar.advance(task)))
+    games = deals * rules.players
+    with progress_bar(progress, len(cpus) * games, "evaluating", transient=True) as advance:
+        for level, cpu in enumerate(cpus):
+            entrants = [Entrant("agent", agent), Entrant(cpu, cpu)]
+            measurement = Measurement(entrants, rules, seed, [lineup], deterministic=True)
+            records = play_deals(
+                measurement, deals, on_games=lambda n, before=level * games: advance(before + n)
+            )
+            stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
+            results.append(
+                LevelResult(
+                    cpu=cpu,
+                    games=stats.seats,
+                    win_rate=stats.win_rate,
+                    win_rate_ci=stats.win_rate_ci,
+                    mean_catches=stats.mean_catches,
+                    fair_share=1.0 / rules.players,
+                )
+            )
     return results
 
 
@@ -154,7 +116,7 @@ def results_json(results: Sequence[LevelResult]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> list[LevelResult]:
     parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate",
+        prog="gofish-evaluate",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -174,7 +136,7 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         "--json",
         type=Path,
         default=None,
-        help="also write the results to this JSON file, overwritten if it exists "
+        help="also write the results to this JSON file, replaced if it exists "
         "(default: %(default)s: no file)",
     )
     args = parser.parse_args(argv)
@@ -187,11 +149,11 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     if args.json is not None:
         check_output(parser, "--json", args.json)
     try:
-        model = load_model(args.model, rules)
+        agent = load_agent(args.model, rules, deterministic=True)
     except AgentFileError as error:
         parser.error(str(error))
 
-    results = evaluate(model, cpus, rules, args.deals, args.seed, True)
+    results = evaluate(agent, cpus, rules, args.deals, args.seed, True)
     Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
     if args.json is not None:
         replaced = args.json.exists()
@@ -201,5 +163,10 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     return results
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """The ``gofish-evaluate`` command."""
     main()
+
+
+if __name__ == "__main__":
+    cli()

@@ -13,7 +13,7 @@ random, in the observation, the mask and the ask alike. A network that sees a fe
 games this way generalises to positions it has not seen far better than one that sees them
 as they were dealt.
 
-    python -m training.train --imitate expert --imitate-games 3000 --opponents hard
+    python -m gofish_training.train --imitate expert --imitate-games 3000 --opponents hard
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.observation import ObservationLayout
-from gofish_env.opponents import make_opponent
+from gofish_env.players import make_player
 from gofish_env.rules import Rules
 
 # Observation sections indexed by rank on their last axis ("recent_asks" is handled apart).
@@ -147,7 +147,7 @@ def collect_demonstrations(
     ``expert`` does) and rank asks, each example also keeps softmax(score / temperature)
     over the legal asks: how much better each ask was than the others, not only which won.
     """
-    agent = make_opponent(teacher)
+    agent = make_player(teacher)
     scorer = getattr(getattr(agent, "cpu", None), "scores", None)
     if temperature <= 0 or env.rules.ask_for != "rank":
         scorer = None
@@ -167,7 +167,7 @@ def collect_demonstrations(
                 for (asked, rank), weight in zip(scores, weights / weights.sum(), strict=True):
                     target[codec.to_action(env.seat, asked, rank)] = weight
                 targets.append(target)
-            action = agent.act(env.aec, env.seat)
+            action = agent.act(env.aec.turn(env.seat))
             observations.append(observation)
             masks.append(env.action_masks())
             actions.append(action)

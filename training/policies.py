@@ -11,7 +11,7 @@ rank's catches; the pool. One small network, the
 same for every ask, turns those cells and an embedding of the whole observation into the
 ask's logit. The value comes from the same embedding.
 
-    python -m training.train --policy ask-scoring --imitate expert --opponents hard
+    python -m gofish_training.train --policy ask-scoring --imitate expert --opponents hard
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Train a MaskablePPO agent to play Go Fish, then measure it against the scripted CPUs.
 
-    python -m training.train --timesteps 250000 --opponents mix:random,easy,normal
-    python -m training.train --opponents selfplay --timesteps 2000000 --envs 2
-    python -m training.train --resume runs/NAME          # go on after Ctrl-C or a crash
+    python -m gofish_training.train --timesteps 250000 --opponents mix:random,easy,normal
+    python -m gofish_training.train --opponents selfplay --timesteps 2000000 --envs 2
+    python -m gofish_training.train --resume runs/NAME          # go on after Ctrl-C or a crash
 
 Reads top to bottom: arguments (all checked before any work), the run folder (new, or the
 saved state of an interrupted run), seeding, environments, the model, imitation of a CPU
@@ -41,7 +41,7 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
-from training.checkpoints import (
+from gofish_training.checkpoints import (
     RunState,
     StopRequests,
     has_run_state,
@@ -49,11 +49,11 @@ from training.checkpoints import (
     save_model,
     save_run_state,
 )
-from training.evaluate import evaluate, results_json, results_table
-from training.imitation import RankRelabelling, collect_demonstrations, pretrain
-from training.plots import plot_learning_curve
-from training.policies import AskScoringPolicy
-from training.vec_env import (
+from gofish_training.evaluate import evaluate, results_json, results_table
+from gofish_training.imitation import RankRelabelling, collect_demonstrations, pretrain
+from gofish_training.plots import plot_learning_curve
+from gofish_training.policies import AskScoringPolicy
+from gofish_training.vec_env import (
     CheckedSubprocVecEnv,
     EnvFailure,
     ReportEnvErrors,
@@ -187,7 +187,7 @@ def build_parser(suppress_defaults: bool = False) -> argparse.ArgumentParser:
     """One flag per ``Args`` field; with ``suppress_defaults`` only the flags given appear
     in the result (which arguments a resume overrides)."""
     parser = argparse.ArgumentParser(
-        prog="python -m training.train",
+        prog="gofish-train",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         argument_default=argparse.SUPPRESS if suppress_defaults else None,
@@ -375,7 +375,9 @@ def resume_command(folder: Path) -> str:
     python = Path(sys.executable)
     with contextlib.suppress(ValueError):  # the project's venv, as a path typed from here
         python = python.relative_to(Path.cwd())
-    return f"{shlex.quote(str(python))} -m training.train --resume {shlex.quote(str(folder))}"
+    return (
+        f"{shlex.quote(str(python))} -m gofish_training.train --resume {shlex.quote(str(folder))}"
+    )
 
 
 class EvaluationCallback(BaseCallback):
@@ -724,5 +726,10 @@ def main(argv: list[str] | None = None) -> dict:
         env.close()
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """The ``gofish-train`` command."""
     main()
+
+
+if __name__ == "__main__":
+    cli()

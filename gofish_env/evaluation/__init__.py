@@ -1,0 +1,25 @@
+"""Measuring players: one harness for duplicate deals (``harness``), who sits where
+(``schedule``), named entrants (``entrants``), standings (``standings``) and the statistics
+under them (``stats``). The ladder, the tournament and the evaluation of trained agents are
+reports on top of these."""
+
+from gofish_env.evaluation.entrants import Entrant, make_entrants
+from gofish_env.evaluation.harness import GameRecord, Measurement, play_deals
+from gofish_env.evaluation.schedule import deal_count, make_lineups
+from gofish_env.evaluation.standings import EntrantStats, Summary, summarize
+from gofish_env.evaluation.stats import derive_seed, ratio_interval
+
+__all__ = [
+    "Entrant",
+    "EntrantStats",
+    "GameRecord",
+    "Measurement",
+    "Summary",
+    "deal_count",
+    "derive_seed",
+    "make_entrants",
+    "make_lineups",
+    "play_deals",
+    "ratio_interval",
+    "summarize",
+]

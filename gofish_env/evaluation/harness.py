@@ -1,0 +1,191 @@
+"""The one harness that plays measured games: duplicate deals for any entrants.
+
+Every measurement of the project (the CPU ladder, the tournament, a trained agent's table
+against the CPUs, the evaluations during training) plays its games here:
+
+- Deal ``d`` is ``Game(rules, seed=derive_seed(seed, d))``; it is played once per rotation
+  of its seating order (``schedule.rotated``), so every entrant of the line-up holds every
+  seat's hand once and the luck of the deal cancels.
+- The player at each seat is reset with ``derive_seed(seed, d, rotation, seat)``.
+- Every game is driven through ``raw_env``, so every kind of entrant plays the same way.
+- A game still running after ``max_asks`` asks (default ``DEFAULT_MAX_ASKS``) is cut off and
+  scored as if it ended there: ``Game.leaders()``, the rules' winner rule applied to the
+  position.
+- Results come back in deal order, so the same seed gives the same records whatever the
+  number of worker processes.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
+from gofish_env.evaluation.entrants import Entrant
+from gofish_env.evaluation.schedule import rotated, seating_order
+from gofish_env.evaluation.stats import derive_seed
+from gofish_env.game import Game
+from gofish_env.players import SeatPlayer, make_player
+from gofish_env.rules import Rules
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: which entrant sat where, and how the seats did."""
+
+    deal: int
+    rotation: int
+    deal_seed: int
+    seats: tuple[int, ...]  # entrant index at each seat
+    catches: tuple[int, ...]
+    points: tuple[int, ...]
+    winners: tuple[int, ...]
+    truncated: bool = False  # cut off by the ask limit, scored by Game.leaders()
+    asks: int = 0
+    # Asks each seat chose and the time it took (timing varies, so records compare without).
+    decisions: tuple[int, ...] = field(default=(), compare=False)
+    decision_seconds: tuple[float, ...] = field(default=(), compare=False)
+
+
+@dataclass
+class Measurement:
+    """What to play: the entrants, the table, the seed, the line-ups the deals cycle
+    through (entrant indices per seat, ``schedule``), and the ask limit."""
+
+    entrants: list[Entrant]
+    rules: Rules
+    seed: int
+    lineups: list[tuple[int, ...]]
+    max_asks: int = DEFAULT_MAX_ASKS
+    deterministic: bool = False  # models play their most likely action
+
+
+class Table:
+    """Plays deals in one process: one env, and one player per (entrant, copy) reused from
+    game to game (reset with its seat's seed each game)."""
+
+    def __init__(self, measurement: Measurement):
+        self.measurement = measurement
+        self.env = raw_env(rules=measurement.rules, max_asks=measurement.max_asks)
+        self._players: dict[tuple[int, int], SeatPlayer] = {}
+
+    def player(self, entrant: int, copy_index: int) -> SeatPlayer:
+        key = (entrant, copy_index)
+        if key not in self._players:
+            measurement = self.measurement
+            spec = measurement.entrants[entrant].spec
+            if copy_index and not isinstance(spec, str) and not hasattr(spec, "predict"):
+                # Copies of a stateful player at one table must not share its state.
+                spec = copy.deepcopy(spec)
+            self._players[key] = make_player(spec, measurement.rules, measurement.deterministic)
+        return self._players[key]
+
+    def play_deal(self, deal: int) -> list[GameRecord]:
+        measurement = self.measurement
+        deal_seed = derive_seed(measurement.seed, deal)
+        game = Game(measurement.rules, seed=deal_seed)
+        order = seating_order(measurement.lineups, deal)
+        return [
+            self.play_game(game, deal, deal_seed, rotation, rotated(order, rotation))
+            for rotation in range(measurement.rules.players)
+        ]
+
+    def play_game(
+        self, game: Game, deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...]
+    ) -> GameRecord:
+        measurement = self.measurement
+        env = self.env
+        env.reset(options={"game": game})  # the env plays a copy: the deal is replayed as is
+        copies: dict[int, int] = {}
+        players = []
+        for seat, entrant in enumerate(seats):
+            player = self.player(entrant, copies.get(entrant, 0))
+            copies[entrant] = copies.get(entrant, 0) + 1
+            player.reset(derive_seed(measurement.seed, deal, rotation, seat))
+            players.append(player)
+        count = len(seats)
+        decisions, seconds = [0] * count, [0.0] * count
+        clock = time.perf_counter
+        played = env.game
+        while not played.is_over and not env.truncations[env.agent_selection]:
+            seat = played.current_player
+            start = clock()
+            action = players[seat].act(env.turn(seat))
+            seconds[seat] += clock() - start
+            decisions[seat] += 1
+            try:
+                env.step(action)
+            except ValueError as error:  # IllegalAsk and InvalidAction are ValueErrors
+                name = measurement.entrants[seats[seat]].name
+                raise ValueError(
+                    f"entrant {name!r} (seat {seat}) chose an illegal action {action!r}: {error}"
+                ) from error
+        return GameRecord(
+            deal=deal,
+            rotation=rotation,
+            deal_seed=deal_seed,
+            seats=seats,
+            catches=tuple(len(played.catches(seat)) for seat in range(count)),
+            points=tuple(played.tiebreak_points(seat) for seat in range(count)),
+            winners=played.leaders(),
+            truncated=not played.is_over,
+            asks=played.num_asks,
+            decisions=tuple(decisions),
+            decision_seconds=tuple(seconds),
+        )
+
+
+_WORKER_TABLE: Table | None = None
+
+
+def _init_worker(measurement: Measurement) -> None:
+    global _WORKER_TABLE
+    _WORKER_TABLE = Table(measurement)
+
+
+def _worker_deal(deal: int) -> list[GameRecord]:
+    assert _WORKER_TABLE is not None
+    return _WORKER_TABLE.play_deal(deal)
+
+
+def play_deals(
+    measurement: Measurement,
+    deals: int,
+    workers: int = 1,
+    on_games: Callable[[int], None] | None = None,
+) -> list[GameRecord]:
+    """Every game of deals 0 .. ``deals - 1``, in deal order; ``on_games(n)`` is told the
+    number of games played so far after each deal. ``workers`` > 1 plays the deals in a
+    pool of processes (the records are the same)."""
+    records: list[GameRecord] = []
+    for deal_records in _deal_records(measurement, deals, workers):
+        records.extend(deal_records)
+        if on_games is not None:
+            on_games(len(records))
+    return records
+
+
+def _deal_records(measurement: Measurement, deals: int, workers: int) -> Iterator[list[GameRecord]]:
+    if workers <= 1 or deals <= 1:
+        table = Table(measurement)
+        for deal in range(deals):
+            yield table.play_deal(deal)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    # fork lets unpicklable entrants (lambdas, loaded models) reach the workers as they are.
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with context.Pool(min(workers, deals), _init_worker, (measurement,)) as pool:
+        yield from pool.imap(_worker_deal, range(deals), chunksize=1)
+
+
+def decision_milliseconds(records: Sequence[GameRecord], entrants: int) -> list[float]:
+    """Each entrant's mean time per decision, in milliseconds (nan: it made none)."""
+    spent, made = [0.0] * entrants, [0] * entrants
+    for record in records:
+        for seat, entrant in enumerate(record.seats):
+            spent[entrant] += record.decision_seconds[seat]
+            made[entrant] += record.decisions[seat]
+    return [1000.0 * s / n if n else float("nan") for s, n in zip(spent, made, strict=True)]

@@ -1,0 +1,254 @@
+"""Anything that plays a seat: the ``SeatPlayer`` protocol, the ``Turn`` it decides on, and
+the players made from specs.
+
+A player spec is one of:
+- a CPU level name (``"random"``, ``"easy"``, ... ``gofish_env.cpus.CPU_LEVELS``), or a CPU
+  object with ``choose(view)``: it decides from the seat's ``PlayerView`` only;
+- ``"model:path/to/agent.zip"``: a saved agent, loaded by the installed agent loader (the
+  ``train`` extra provides one for sb3-contrib's MaskablePPO), or a loaded model with
+  ``predict``: it sees the seat's observation and action mask;
+- ``"mix:random,easy,model:snap.zip"``: each game one member of the list, drawn at random;
+- any callable ``(observation, action_mask) -> action``;
+- a ``SeatPlayer`` itself.
+
+Whatever the spec, a player sees one ``Turn``: the seat's ``PlayerView``, its observation
+and its action mask, all made from what that seat may know.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from gofish_env.actions import ActionCodec
+from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
+from gofish_env.cpus import CPU_LEVELS, make_cpu
+from gofish_env.knowledge import PlayerView
+from gofish_env.rules import Rules
+
+MODEL_PREFIX = "model:"
+MIX_PREFIX = "mix:"
+AGENT_LOADERS = "gofish_env.agent_loaders"  # the entry-point group of agent loaders
+
+
+class Turn:
+    """One seat's decision. ``view`` is its ``PlayerView``; ``observation`` and
+    ``action_mask`` are the arrays the environments give that seat, made on first use."""
+
+    __slots__ = ("_observe", "_observed", "_view", "_viewed", "codec", "seat")
+
+    def __init__(
+        self,
+        seat: int,
+        codec: ActionCodec,
+        view: Callable[[], PlayerView],
+        observe: Callable[[], dict[str, np.ndarray]],
+    ):
+        self.seat = seat
+        self.codec = codec
+        self._view = view
+        self._observe = observe
+        self._viewed: PlayerView | None = None
+        self._observed: dict[str, np.ndarray] | None = None
+
+    @property
+    def view(self) -> PlayerView:
+        if self._viewed is None:
+            self._viewed = self._view()
+        return self._viewed
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        if self._observed is None:
+            self._observed = self._observe()
+        return self._observed
+
+    @property
+    def observation(self) -> np.ndarray:
+        return self._observation()["observation"]
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        return self._observation()["action_mask"]
+
+    def to_action(self, target: int, wanted: int) -> int:
+        """The action of this seat that asks ``target`` for ``wanted``."""
+        return self.codec.to_action(self.seat, target, wanted)
+
+
+@runtime_checkable
+class SeatPlayer(Protocol):
+    """Plays a seat: ``reset`` at the start of each game, ``act`` for each of its turns."""
+
+    def reset(self, seed: int | None) -> None:
+        """A new game begins; ``seed`` seeds any random choice the player makes."""
+
+    def act(self, turn: Turn) -> int:
+        """The action to take (an index in the envs' action space)."""
+
+
+class CPUPlayer:
+    """A scripted CPU: decides from the seat's ``PlayerView``."""
+
+    def __init__(self, cpu: Any):
+        self.cpu = cpu
+
+    def reset(self, seed: int | None) -> None:
+        self.cpu.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        return turn.to_action(*self.cpu.choose(turn.view))
+
+
+class PolicyPlayer:
+    """A function of (observation, action_mask)."""
+
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], int]):
+        self.policy = policy
+
+    def reset(self, seed: int | None) -> None:
+        pass
+
+    def act(self, turn: Turn) -> int:
+        return self.policy(turn.observation, turn.action_mask)  # the env checks the action
+
+
+class PredictPlayer:
+    """A loaded model with SB3's ``predict(observation, ..., deterministic)``; a model
+    whose ``predict`` takes ``action_masks`` (sb3-contrib's MaskablePPO) gets the mask.
+    Its random choices come from the model's own generator, not from ``reset``'s seed."""
+
+    def __init__(self, model: Any, deterministic: bool = False):
+        self.model = model
+        self.deterministic = deterministic
+        self._masked = "action_masks" in inspect.signature(model.predict).parameters
+
+    def reset(self, seed: int | None) -> None:
+        pass
+
+    def act(self, turn: Turn) -> int:
+        kwargs: dict[str, Any] = {"deterministic": self.deterministic}
+        if self._masked:
+            kwargs["action_masks"] = turn.action_mask
+        action, _ = self.model.predict(turn.observation, **kwargs)
+        action = int(action)
+        if not turn.action_mask[action]:
+            raise ValueError(
+                f"model chose illegal action {action}; use a MaskablePPO model (sb3-contrib) "
+                f"so that it sees the action mask"
+            )
+        return action
+
+
+class PlayerMix:
+    """A different member each game, drawn from ``members`` (seeded by ``reset``): for
+    training against a mix of CPU levels and snapshots of the learner."""
+
+    def __init__(self, members: Sequence[Any], rules: Rules | None = None):
+        if not members:
+            raise ValueError("players: a mix needs at least one member")
+        self.members = [make_player(member, rules) for member in members]
+        self.rng = random.Random(0)
+        self.current = self.members[0]
+
+    def reset(self, seed: int | None) -> None:
+        if seed is not None:
+            self.rng = random.Random(seed)
+        self.current = self.rng.choice(self.members)
+        self.current.reset(self.rng.randrange(2**63))
+
+    def act(self, turn: Turn) -> int:
+        return self.current.act(turn)
+
+
+def load_agent(
+    path: str | Path, rules: Rules | None = None, deterministic: bool = False
+) -> SeatPlayer:
+    """The saved agent at ``path`` (used as typed: no ``.zip`` is added) as a
+    ``SeatPlayer``. With ``rules``, an agent recorded as trained for another table is
+    refused. A missing, corrupt or unloadable file, or that refusal, raises
+    ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
+    if rules is not None:
+        check_agent_rules(path, rules)
+    loaders = _agent_loaders()
+    if not loaders:
+        read_agent_rules(path)  # a missing or corrupt file says so first
+        raise AgentFileError(
+            f"cannot load {path}: no agent loader is installed; saved agents need the "
+            f"train extra (pip install 'gofish-env[train]')"
+        )
+    return loaders[0].load_agent(str(path), deterministic)
+
+
+@lru_cache(maxsize=1)
+def _agent_loaders() -> tuple[Any, ...]:
+    """The agent loaders installed packages provide, by name (entry-point group
+    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``).
+    A loader is a module with ``load_agent(path, deterministic) -> SeatPlayer`` and
+    ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
+    model). So this package imports nothing of the training side."""
+    found = sorted(entry_points(group=AGENT_LOADERS), key=lambda point: point.name)
+    return tuple(point.load() for point in found)
+
+
+def model_player(model: Any, deterministic: bool = False) -> SeatPlayer:
+    """A loaded model as a ``SeatPlayer``: an installed loader's player for its kind of
+    model (which draws its actions from its own generator, seeded by ``reset``), or else
+    ``PredictPlayer``."""
+    for loader in _agent_loaders():
+        player = loader.model_player(model, deterministic)
+        if player is not None:
+            return player
+    return PredictPlayer(model, deterministic)
+
+
+def check_player_spec(spec: str, rules: Rules | None = None) -> None:
+    """Refuse a string spec that names no player: an unknown CPU level, a model file that
+    cannot be read or (given the table's ``rules``) was trained for another table."""
+    if spec.startswith(MIX_PREFIX):
+        for member in spec[len(MIX_PREFIX) :].split(","):
+            check_player_spec(member, rules)
+        return
+    if spec.startswith(MODEL_PREFIX):
+        path = spec[len(MODEL_PREFIX) :]
+        if rules is None:
+            read_agent_rules(path)  # a missing or corrupt file
+        else:
+            check_agent_rules(path, rules)
+        return
+    if spec not in CPU_LEVELS:
+        raise ValueError(
+            f"unknown CPU level {spec!r}; allowed: {', '.join(CPU_LEVELS)}, or model:PATH.zip"
+        )
+
+
+def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = False) -> SeatPlayer:
+    """A ``SeatPlayer`` from a spec (see the module docstring). With ``rules`` (the
+    table's), a ``model:PATH`` spec whose agent was trained for another table raises
+    ``AgentFileError``. ``deterministic`` applies to models: the most likely legal action
+    instead of a sample."""
+    if isinstance(spec, SeatPlayer):
+        return spec
+    if isinstance(spec, str):
+        if spec.startswith(MIX_PREFIX):
+            return PlayerMix(spec[len(MIX_PREFIX) :].split(","), rules)
+        if spec.startswith(MODEL_PREFIX):
+            return load_agent(spec[len(MODEL_PREFIX) :], rules, deterministic)
+        return CPUPlayer(make_cpu(spec))
+    if hasattr(spec, "choose"):
+        return CPUPlayer(spec)
+    if hasattr(spec, "predict"):
+        return model_player(spec, deterministic)
+    if callable(spec):
+        return PolicyPlayer(spec)
+    raise ValueError(
+        f"player: got {spec!r}; allowed: a CPU level name, 'model:PATH.zip', a CPU object, "
+        f"a model with predict(), a callable (observation, action_mask) -> action, or a "
+        f"SeatPlayer"
+    )
