@@ -1,12 +1,14 @@
 """gofish-env: Go Fish for reinforcement learning.
 
-The rules engine (``Rules``, ``Game``) is pure Python. The PettingZoo and Gymnasium
-environments (``env``, ``raw_env``, ``GoFishEnv``) are imported on first use, so the
-engine works without gymnasium or pettingzoo being imported.
+The rules engine (``Rules``, ``Game``, ``Match``) is pure Python. The environments
+(``env`` and ``raw_env``: PettingZoo AEC; ``GoFishEnv``: Gymnasium) load on first use.
+Importing the package registers them: ``gymnasium.make("GoFish-v0")`` and
+``pettingzoo.make("aec", "gofish/GoFish-v0")`` (``gofish_env.registration``).
 """
 
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.match import Match
+from gofish_env.registration import register as _register
 from gofish_env.rules import Rules
 
 __all__ = ["Game", "GoFishEnv", "IllegalAsk", "Match", "Rules", "env", "raw_env"]
@@ -18,16 +20,7 @@ _LAZY = {
     "GoFishEnv": "gofish_env.gym_env",
 }
 
-
-try:
-    # gymnasium.make("GoFish-v0") works after `import gofish_env`; the engine itself
-    # (cards, rules, events, game, match) imports nothing from gymnasium or pettingzoo.
-    import gymnasium as _gymnasium
-
-    if "GoFish-v0" not in _gymnasium.registry:
-        _gymnasium.register(id="GoFish-v0", entry_point="gofish_env.gym_env:GoFishEnv")
-except ImportError:  # the engine still works without the RL libraries
-    pass
+_register()
 
 
 def __getattr__(name: str):

@@ -307,7 +307,3 @@ class GoFishEnv(gym.Env):
             print(text)
             return None
         return text
-
-
-if "GoFish-v0" not in gym.registry:
-    gym.register(id="GoFish-v0", entry_point="gofish_env.gym_env:GoFishEnv")

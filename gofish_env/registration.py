@@ -1,0 +1,20 @@
+"""Where the environments are registered, once: Gymnasium's ``GoFish-v0`` (the single-agent
+``GoFishEnv``) and PettingZoo's ``gofish/GoFish-v0`` (the AEC env as ``gofish_env.env``
+builds it). ``import gofish_env`` calls ``register``; a second call changes nothing and
+warns about nothing."""
+
+from __future__ import annotations
+
+GYMNASIUM_ID = "GoFish-v0"
+PETTINGZOO_ID = "gofish/GoFish-v0"
+
+
+def register() -> None:
+    """Register both environments where they are not registered yet."""
+    import gymnasium
+    import pettingzoo
+
+    if GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYMNASIUM_ID, entry_point="gofish_env.gym_env:GoFishEnv")
+    if PETTINGZOO_ID not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="gofish_env.aec_env:env")
