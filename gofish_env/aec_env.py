@@ -19,11 +19,16 @@ from gofish_env.match import new_game
 from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
 from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
-from gofish_env.rewards import RewardCalculator, RewardScheme
+from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme
 from gofish_env.rules import Rules
 
 DEFAULT_MAX_ASKS = 1000
 RENDER_VIEWS = ("current", "table")
+# Each seat's info, from reset on: its catches and tiebreak points, this step's reward
+# components (unweighted, one key each), and the winners (length P, 1 for each winner)
+# once the game is over (zeros until then).
+REWARD_INFO_KEYS = {name: f"reward_{name}" for name in COMPONENTS}
+INFO_KEYS = ("catches", "tiebreak_points", *REWARD_INFO_KEYS.values(), "winners")
 
 
 class InvalidAction(ValueError, AssertionError):
@@ -296,32 +301,38 @@ class raw_env(AECEnv):
             self.rewards = dict(zip(agents, rewards, strict=True))
             self._accumulate_rewards()
             self.infos = {
-                agent: {
-                    "catches": len(game.catches(seat)),
-                    "tiebreak_points": game.tiebreak_points(seat),
-                    "reward_components": parts[seat],
-                }
+                agent: self._seat_info(
+                    len(game.catches(seat)), game.tiebreak_points(seat), parts[seat]
+                )
                 for seat, agent in enumerate(agents)
             }
         elif self._earned_last:
             # Nothing earned after a step that earned: zero rewards, zero components.
             self.rewards = dict.fromkeys(agents, 0.0)
+            zero = self._reward_calc.zero_components()
             self.infos = {
-                agent: {
-                    "catches": info["catches"],
-                    "tiebreak_points": info["tiebreak_points"],
-                    "reward_components": self._reward_calc.zero_components(),
-                }
+                agent: self._seat_info(info["catches"], info["tiebreak_points"], zero)
                 for agent, info in self.infos.items()
             }
         # Otherwise the rewards (all zero) and infos (same catches, zero components) stand.
         self._earned_last = earned
         if over:
+            winners = np.zeros(self.rules.players, np.int8)
+            winners[list(game.winners)] = 1
             for info in self.infos.values():
-                info["winners"] = list(game.winners)
+                info["winners"] = winners.copy()
             self.terminations = dict.fromkeys(self.agents, True)
         elif game.num_asks >= self.max_asks:
             self.truncations = dict.fromkeys(self.agents, True)
+
+    def _seat_info(self, catches: int, points: int, parts: dict[str, float]) -> dict:
+        """One seat's info: numbers and fixed-shape arrays, the same keys every step
+        (``INFO_KEYS``), as TorchRL's and Tianshou's collectors need."""
+        info: dict[str, Any] = {"catches": catches, "tiebreak_points": points}
+        for name, key in REWARD_INFO_KEYS.items():
+            info[key] = parts[name]
+        info["winners"] = np.zeros(self.rules.players, np.int8)
+        return info
 
     @property
     def earned_last_step(self) -> bool:

@@ -16,7 +16,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gofish_env.aec_env import DEFAULT_MAX_ASKS, check_action, raw_env
+from gofish_env.aec_env import (
+    DEFAULT_MAX_ASKS,
+    REWARD_INFO_KEYS,
+    check_action,
+    raw_env,
+)
+from gofish_env.aec_env import (
+    INFO_KEYS as AEC_INFO_KEYS,
+)
 from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
@@ -25,6 +33,9 @@ from gofish_env.rewards import RewardScheme
 from gofish_env.rules import Rules
 
 ILLEGAL_ACTION_CHOICES = ("terminate", "raise")
+# The learner's info: the AEC env's keys (its reward components summed over the step), its
+# seat, whether an illegal action ended the episode, and its action mask (booleans).
+INFO_KEYS = (*AEC_INFO_KEYS, "seat", "illegal_action", "action_mask")
 # Re-deals allowed when a game ends before the learner's first move (possible under
 # early-ending rules); such games carry no decision to learn from.
 MAX_REDEALS = 100
@@ -164,7 +175,8 @@ class GoFishEnv(gym.Env):
                 opponent.reset(int(self.np_random.integers(2**63)))
             # Rewards before the learner's first move (catches at the deal) come with step 1.
             self._reward = self.aec.rewards[self._agent]
-            self._components = dict(self.aec.infos[self._agent]["reward_components"])
+            info = self.aec.infos[self._agent]
+            self._components = {key: info[key] for key in REWARD_INFO_KEYS.values()}
             self._play_opponents("reset() did not complete; call reset() again")
             if not self._done():
                 break
@@ -188,9 +200,8 @@ class GoFishEnv(gym.Env):
             if self.illegal_action == "raise":
                 self.aec.step(action)  # raises IllegalAsk with the reason
                 raise IllegalAsk(f"action {action} is not legal now")
-            info = self._info()
-            info["illegal_action"] = True
             self._illegal_end = True
+            info = self._info()
             return self._observation(), self.illegal_reward, True, False, info
         aec = self.aec
         asks = aec.game.num_asks
@@ -254,8 +265,9 @@ class GoFishEnv(gym.Env):
         if aec.earned_last_step:
             agent = self._agent
             self._reward += aec.rewards[agent]
-            for name, value in aec.infos[agent]["reward_components"].items():
-                self._components[name] += value
+            info = aec.infos[agent]
+            for key in self._components:
+                self._components[key] += info[key]
 
     # ------------------------------------------------------------------ views
 
@@ -289,15 +301,18 @@ class GoFishEnv(gym.Env):
         return self._learner_view()["action_mask"].astype(bool)
 
     def _info(self) -> dict:
-        # Fresh containers on every call: callers may keep what they are given.
-        info = {
-            key: value.copy() if isinstance(value, dict | list) else value
-            for key, value in self.aec.infos[self._agent].items()
+        """The learner's info (``INFO_KEYS``): numbers and fixed-shape arrays, fresh on
+        every call (callers may keep what they are given)."""
+        aec_info = self.aec.infos[self._agent]
+        return {
+            "catches": aec_info["catches"],
+            "tiebreak_points": aec_info["tiebreak_points"],
+            **self._components,
+            "winners": aec_info["winners"].copy(),
+            "seat": self.seat,
+            "illegal_action": self._illegal_end,
+            "action_mask": self.action_masks(),
         }
-        info["reward_components"] = dict(self._components)
-        info["seat"] = self.seat
-        info["action_mask"] = self.action_masks()
-        return info
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -10,11 +10,19 @@ PETTINGZOO_ID = "gofish/GoFish-v0"
 
 
 def register() -> None:
-    """Register both environments where they are not registered yet."""
-    import gymnasium
-    import pettingzoo
-
-    if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="gofish_env.gym_env:GoFishEnv")
-    if PETTINGZOO_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="gofish_env.aec_env:env")
+    """Register both environments where they are not registered yet. Where a library
+    cannot be imported, the rules engine still works and nothing is registered there."""
+    try:
+        import gymnasium
+    except ImportError:
+        pass
+    else:
+        if GYMNASIUM_ID not in gymnasium.registry:
+            gymnasium.register(id=GYMNASIUM_ID, entry_point="gofish_env.gym_env:GoFishEnv")
+    try:
+        import pettingzoo
+    except ImportError:
+        pass
+    else:
+        if PETTINGZOO_ID not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", PETTINGZOO_ID, entry_point="gofish_env.aec_env:env")

@@ -119,6 +119,14 @@ def dealt(rules: Rules, seed: int) -> tuple[list[list[str]], list[str], int]:
     return hands, top_first[count:], first
 
 
+def plain_infos(infos: dict) -> dict:
+    """Infos with their arrays as lists, to compare with ``==``."""
+    return {
+        agent: {key: getattr(value, "tolist", lambda v=value: v)() for key, value in info.items()}
+        for agent, info in infos.items()
+    }
+
+
 def snapshot(game: Game, events_tail: int | None = None) -> tuple:
     """Everything observable about a game, to check that a refused ask changed nothing.
     With ``events_tail`` the log is its length and last few events, not a full copy."""

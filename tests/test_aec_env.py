@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import position, rank, snapshot
+from helpers import plain_infos, position, rank, snapshot
 from pettingzoo.test import api_test, seed_test
 
 import gofish_env
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.aec_env import INFO_KEYS
 from gofish_env.events import Ask, Catch, EmptyHandDraw, GameOver, Hit
 from gofish_env.observation import ObservationLayout, observation_doc
 
@@ -85,7 +86,7 @@ def env_state(env) -> tuple:
         dict(raw._cumulative_rewards),
         dict(raw.terminations),
         dict(raw.truncations),
-        copy.deepcopy(raw.infos),
+        plain_infos(raw.infos),
         observations,
         snapshot(raw.game),
     )
@@ -442,8 +443,9 @@ def test_pickle_and_deepcopy_mid_game_continue_identically(factory, name):
 
 
 def last_of(env) -> tuple:
-    observation, *rest = env.last()
-    return ({key: value.tolist() for key, value in observation.items()}, *rest)
+    observation, reward, terminated, truncated, info = env.last()
+    plain = {key: value.tolist() for key, value in observation.items()}
+    return plain, reward, terminated, truncated, plain_infos({"info": info})
 
 
 # ----------------------------------------------------------------------------- truncation
@@ -552,11 +554,11 @@ def test_catch_on_the_askers_turn_pays_the_asker(reward, expected):
     assert all(env.rewards[f"player_{seat}"] == pytest.approx(others) for seat in (1, 2, 3))
     _, last_reward, *_ = env.last()
     assert last_reward == pytest.approx(expected)
-    parts = env.infos["player_0"]["reward_components"]
-    assert parts["catch"] == 1
-    assert parts["catch_points"] == pytest.approx(0.5)
-    assert parts["tiebreak"] == pytest.approx(7 / (TABLE_POINTS + 1))
-    assert parts["win"] == 0
+    info = env.infos["player_0"]
+    assert info["reward_catch"] == 1
+    assert info["reward_catch_points"] == pytest.approx(0.5)
+    assert info["reward_tiebreak"] == pytest.approx(7 / (TABLE_POINTS + 1))
+    assert info["reward_win"] == 0
     assert env.infos["player_0"]["catches"] == 1
     assert env.infos["player_0"]["tiebreak_points"] == 7
 
@@ -595,7 +597,7 @@ def test_catch_by_the_targets_empty_hand_draw_pays_the_target_on_the_askers_turn
     assert env.rewards["player_1"] == pytest.approx(expected)
     assert env.rewards["player_0"] == 0
     assert env.rewards["player_2"] == 0
-    assert env.infos["player_1"]["reward_components"]["catch"] == 1
+    assert env.infos["player_1"]["reward_catch"] == 1
     # player_1 receives it in last() on its own next turn.
     assert env._cumulative_rewards["player_1"] == pytest.approx(expected)
 
@@ -621,7 +623,7 @@ def test_catch_at_the_deal_is_paid_with_the_first_step(factory):
     # ... and the first step (seat 0 takes seat 1's 2: no catch) pays what the deal earned.
     env.step(env.unwrapped.codec.to_action(0, 1, rank("2")))
     assert env.rewards == {"player_0": 0, "player_1": 0, "player_2": pytest.approx(5 / 14)}
-    assert env.infos["player_2"]["reward_components"]["catch"] == 1
+    assert env.infos["player_2"]["reward_catch"] == 1
     rng = random.Random(0)
     seen_turn = False
     while not env.unwrapped.game.is_over:
@@ -713,10 +715,8 @@ def test_rewards_at_the_end_of_the_game(rules, catches, winners, expected):
         assert got == pytest.approx(values), reward
         for seat in range(3):
             info = env.infos[f"player_{seat}"]
-            assert info["winners"] == winners
-            assert info["reward_components"]["win"] == pytest.approx(
-                1 / len(winners) if seat in winners else 0
-            )
+            assert np.flatnonzero(info["winners"]).tolist() == winners
+            assert info["reward_win"] == pytest.approx(1 / len(winners) if seat in winners else 0)
         assert all(env.terminations.values())
         if reward in ("zero_sum", "catch_margin"):
             assert sum(got) == pytest.approx(0)
@@ -763,7 +763,7 @@ def test_catches_plus_tiebreak_ranks_seats_as_the_table_winner_rule(name, player
         assert [
             seat for seat, agent in enumerate(env.possible_agents) if returns[agent] > best - 1e-9
         ] == list(env.game.winners)
-        assert list(env.game.winners) == env.infos["player_0"]["winners"]
+        assert list(env.game.winners) == np.flatnonzero(env.infos["player_0"]["winners"]).tolist()
 
 
 @pytest.mark.parametrize("name", ["table", "pairs", "family"])
@@ -952,3 +952,44 @@ def test_match_play_pays_the_win_once_for_the_match_not_for_each_game():
     assert sum(isinstance(event, GameOver) for event in match.events) == match.games_played
     expected = {f"player_{seat}": 1.0 / len(match.winners) for seat in match.winners}
     assert paid == {agent: expected.get(agent, 0.0) for agent in env.possible_agents}
+
+
+# ----------------------------------------------------------------------------- infos
+
+
+def assert_fixed_info(info: dict, players: int) -> None:
+    assert tuple(info) == INFO_KEYS
+    for key, value in info.items():
+        if key == "winners":
+            assert isinstance(value, np.ndarray) and value.shape == (players,), key
+            assert value.dtype == np.int8 and set(value.tolist()) <= {0, 1}
+        else:
+            assert isinstance(value, int | float) and not isinstance(value, bool), key
+
+
+@pytest.mark.parametrize("preset", ["table", "family", "pairs", "authors"])
+def test_infos_are_numbers_and_fixed_shape_arrays_with_the_same_keys_from_reset(preset):
+    rules = Rules.preset(preset, players=3)
+    env = gofish_env.env(rules=rules)
+    rng = random.Random(5)
+    shared_wins = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        for agent in env.possible_agents:
+            assert_fixed_info(env.infos[agent], 3)
+            assert not env.infos[agent]["winners"].any()
+        game = env.unwrapped.game
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            assert_fixed_info(info, 3)
+            if terminated or truncated:
+                flags = [int(seat in game.winners) for seat in range(3)]
+                assert info["winners"].tolist() == (flags if terminated else [0, 0, 0])
+                assert info["catches"] == len(game.catches(env.possible_agents.index(agent)))
+                env.step(None)
+                continue
+            assert not info["winners"].any()
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        shared_wins += len(game.winners) > 1
+    if preset == "family":  # ties share the win there: the arrays keep their shape
+        assert shared_wins > 0

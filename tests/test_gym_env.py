@@ -261,9 +261,9 @@ def test_the_final_reward_comes_when_the_game_ends_on_an_opponents_turn(reward, 
     ]
     assert got == pytest.approx(expected)
     assert terminated and not truncated
-    assert info["winners"] == [0]
+    assert info["winners"].tolist() == [1, 0, 0]
     for name, value in parts.items():
-        assert info["reward_components"][name] == pytest.approx(value)
+        assert info[f"reward_{name}"] == pytest.approx(value)
     assert not env.action_masks().any()
     with pytest.raises(RuntimeError):
         env.step(0)
@@ -301,7 +301,7 @@ def test_rewards_earned_on_opponents_turns_are_summed_into_the_learners_step(rew
     assert env.aec.game.current_player == 0 and not (terminated or truncated)
     assert env.aec.game.hand(0) == ["10C", "JC"]
     assert got == pytest.approx(expected)
-    assert info["reward_components"]["catch"] == 1
+    assert info["reward_catch"] == 1
 
 
 def test_a_catch_at_the_deal_comes_with_the_learners_first_step():
@@ -347,7 +347,7 @@ def test_episode_return_is_the_learners_whole_game_reward(name, reward):
             "catches+tiebreak": catches[seat] + points[seat] / (all_points + 1),
         }[reward]
         assert sum(rewards) == pytest.approx(expected)
-        assert info["winners"] == list(game.winners)
+        assert np.flatnonzero(info["winners"]).tolist() == list(game.winners)
         last_ask = [event for event in game.events if isinstance(event, Ask)][-1]
         ended_on_opponent += last_ask.asker != seat
     assert ended_on_opponent > 0
@@ -558,3 +558,36 @@ def test_one_cpu_object_for_every_seat_becomes_one_cpu_per_seat():
 
     env = GoFishEnv(players=4, opponents=policy)
     assert {opponent.policy for opponent in env.opponents} == {policy}
+
+
+@pytest.mark.parametrize("preset", ["table", "family", "pairs"])
+def test_infos_are_numbers_and_fixed_shape_arrays_with_the_same_keys_every_step(preset):
+    from gofish_env.gym_env import INFO_KEYS
+
+    rules = Rules.preset(preset, players=3)
+    env = GoFishEnv(rules=rules, opponents="easy", seat="random")
+    rng = random.Random(1)
+    for seed in range(8):
+        _, info = env.reset(seed=seed)
+        infos = [info]
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, _, terminated, truncated, info = env.step(action)
+            infos.append(info)
+            done = terminated or truncated
+        for info in infos:
+            assert tuple(info) == INFO_KEYS
+            assert info["winners"].shape == (3,) and info["winners"].dtype == np.int8
+            assert info["action_mask"].shape == (env.action_space.n,)
+            assert info["action_mask"].dtype == bool
+            assert isinstance(info["illegal_action"], bool)
+            others = {k: v for k, v in info.items() if k not in ("winners", "action_mask")}
+            others.pop("illegal_action")
+            assert all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in others.values()
+            )
+        assert infos[-1]["winners"].tolist() == [
+            int(seat in env.aec.game.winners) for seat in range(3)
+        ]
+        assert not any(info["winners"].any() for info in infos[:-1])
