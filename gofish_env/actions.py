@@ -22,27 +22,28 @@ class ActionCodec:
         self.size = (self.players - 1) * self.ask_count
 
     def to_ask(self, seat: int, action: int) -> tuple[int, int]:
-        """The (target seat, rank or card index) that ``action`` by ``seat`` asks for."""
+        """The (target seat, wanted) that ``action`` by ``seat`` asks for; ``wanted`` is a
+        rank index, or a card index with exact-card asks."""
         if isinstance(action, bool) or not 0 <= action < self.size:
             raise ValueError(f"action: got {action!r}; allowed: 0 to {self.size - 1}")
-        offset, what = divmod(int(action), self.ask_count)
-        return (seat + 1 + offset) % self.players, what
+        offset, wanted = divmod(int(action), self.ask_count)
+        return (seat + 1 + offset) % self.players, wanted
 
-    def to_action(self, seat: int, target: int, what: int) -> int:
-        """The action by ``seat`` that asks ``target`` for rank (or card index) ``what``."""
+    def to_action(self, seat: int, target: int, wanted: int) -> int:
+        """The action by ``seat`` that asks ``target`` for ``wanted`` (a rank or card index)."""
         if target == seat or not 0 <= target < self.players:
             raise ValueError(
                 f"target: got {target!r}; allowed: a seat from 0 to {self.players - 1} other "
                 f"than the asking seat {seat}"
             )
-        if not 0 <= what < self.ask_count:
-            raise ValueError(f"rank: got {what!r}; allowed: 0 to {self.ask_count - 1}")
-        return ((target - seat - 1) % self.players) * self.ask_count + what
+        if not 0 <= wanted < self.ask_count:
+            raise ValueError(f"wanted: got {wanted!r}; allowed: 0 to {self.ask_count - 1}")
+        return ((target - seat - 1) % self.players) * self.ask_count + wanted
 
     def mask(self, seat: int, legal_asks) -> np.ndarray:
         """int8 mask over actions with a 1 for each of ``legal_asks`` (asks by ``seat``)."""
         mask = np.zeros(self.size, dtype=np.int8)
         players, count = self.players, self.ask_count
-        for target, what in legal_asks:
-            mask[((target - seat - 1) % players) * count + what] = 1
+        for target, wanted in legal_asks:
+            mask[((target - seat - 1) % players) * count + wanted] = 1
         return mask

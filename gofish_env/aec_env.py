@@ -236,8 +236,8 @@ class raw_env(AECEnv):
         if type(action) is not int or not 0 <= action < codec.size:
             action = check_action(action, codec.size, f" for {agent}, which is to move")
         seat = self.agent_name_mapping[agent]
-        offset, what = divmod(action, codec.ask_count)
-        events = self.game.ask((seat + 1 + offset) % codec.players, what)
+        offset, wanted = divmod(action, codec.ask_count)
+        events = self.game.ask((seat + 1 + offset) % codec.players, wanted)
         if self._unpaid:
             events, self._unpaid = self._unpaid + events, []
         self._cumulative_rewards[agent] = 0.0
@@ -277,8 +277,8 @@ class raw_env(AECEnv):
             if type(event) is Ask:
                 if len(actions) == asks:
                     break
-                what = event.card if card_asks else event.rank
-                actions.append(to_action(event.asker, event.target, what))
+                wanted = event.card if card_asks else event.rank
+                actions.append(to_action(event.asker, event.target, wanted))
         game = new_game(self.rules, start) if isinstance(start, int) else copy.deepcopy(start)
         render_mode, self.render_mode = self.render_mode, None
         try:

@@ -1,8 +1,9 @@
 """The CPU ladder. Every CPU sees only a ``PlayerView``: its own hand and the public history.
 
 A CPU is seeded and deterministic for a given seed and view sequence. ``choose(view)``
-returns one of ``view.legal_asks`` as (target seat, rank or card index). ``reset(seed)`` is
-called at each new game and forgets any plan.
+returns one of ``view.legal_asks``: (target seat, wanted), ``wanted`` a rank index or, with
+exact-card asks, a card index. ``reset(seed)`` is called at each new game and forgets any
+plan.
 
 Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
 
@@ -35,7 +36,7 @@ import numpy as np
 from gofish_env.cards import RANK_POINTS
 from gofish_env.knowledge import AskRecord, PlayerView
 
-Ask = tuple[int, int]
+LegalAsk = tuple[int, int]  # (target seat, wanted): one of PlayerView.legal_asks
 
 
 class CPU(ABC):
@@ -57,7 +58,7 @@ class CPU(ABC):
         """Drop what this CPU remembers of the game: plans, what it has read of the asks."""
 
     @abstractmethod
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         """One of ``view.legal_asks``."""
 
     def __repr__(self) -> str:
@@ -67,19 +68,19 @@ class CPU(ABC):
 # ---------------------------------------------------------------------------- shared helpers
 
 
-def rank_of(view: PlayerView, what: int) -> int:
+def rank_of(view: PlayerView, wanted: int) -> int:
     """The rank an ask names (a card index under exact-card asks)."""
-    return what // 4 if view.rules.ask_for == "card" else what
+    return wanted // 4 if view.rules.ask_for == "card" else wanted
 
 
-def group_asks(view: PlayerView) -> dict[tuple[int, int], list[Ask]]:
+def group_asks(view: PlayerView) -> dict[tuple[int, int], list[LegalAsk]]:
     """Legal asks grouped by (target, rank): one ask each, or the cards that may be named."""
     if view.rules.ask_for != "card":  # an ask is its own (target, rank)
         return {ask: [ask] for ask in view.legal_asks}
-    groups: dict[tuple[int, int], list[Ask]] = {}
+    groups: dict[tuple[int, int], list[LegalAsk]] = {}
     for ask in view.legal_asks:
-        target, what = ask
-        key = (target, what // 4)
+        target, wanted = ask
+        key = (target, wanted // 4)
         groups.setdefault(key, []).append(ask)
     return groups
 
@@ -143,7 +144,7 @@ class CardLedger:
             return 1.0 if holder == target else 0.0
         return 0.0 if target in self.lacks.get(card, ()) else 0.5
 
-    def best_card(self, rng: random.Random, target: int, asks: list[Ask]) -> Ask:
+    def best_card(self, rng: random.Random, target: int, asks: list[LegalAsk]) -> LegalAsk:
         """Among the legal asks of one (target, rank), the card most likely at the target."""
         scores = [self.chance(target, card) for _, card in asks]
         top = max(scores)
@@ -165,7 +166,7 @@ class RandomCPU(CPU):
 
     name = "random"
 
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         return self.rng.choice(view.legal_asks)
 
 
@@ -187,11 +188,11 @@ class EasyCPU(CPU):
     name = "easy"
 
     def _forget(self) -> None:
-        self._plan: Ask | None = None
+        self._plan: LegalAsk | None = None
         self._asks: list[AskRecord] | None = None
         self._seen = 0
         self._asked_me: list[tuple[int, int]] = []  # (seat, rank) of requests made to it
-        self._tried: set[Ask] = set()
+        self._tried: set[LegalAsk] = set()
         self._hand: tuple[int, ...] = ()
 
     def _listen(self, view: PlayerView) -> None:
@@ -208,7 +209,7 @@ class EasyCPU(CPU):
                 self._asked_me = [item for item in self._asked_me if item != heard]
         self._seen = len(asks)
 
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         self._listen(view)
         legal = view.legal_asks
         groups = group_asks(view)
@@ -285,7 +286,7 @@ class NormalCPU(CPU):
                 holds[key] = told[1]
         return holds
 
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
         holds = self.holds(view, groups)
         wanted = [key for key in groups if holds.get(key)]
@@ -310,7 +311,7 @@ class HardCPU(CardTrackingCPU):
 
     name = "hard"
 
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
         least, most = view.least, view.most
         own = view.own_counts
@@ -442,7 +443,7 @@ class ExpertCPU(CardTrackingCPU):
             return 0.0
         return self.ENDGAME_WEIGHT * self.ENDGAME_DECAY ** (pool - 1)
 
-    def choose(self, view: PlayerView) -> Ask:
+    def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
         card_asks = view.rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:

@@ -380,10 +380,11 @@ class Game:
 
     # ------------------------------------------------------------------ asking
 
-    def ask(self, target: int, rank: int | str) -> list[Event]:
+    def ask(self, target: int, wanted: int | str) -> list[Event]:
         """Apply one ask by the seat to move and everything that follows from it.
 
-        ``rank`` is a rank index or string; with exact-card asks, a card index or string.
+        ``wanted`` is what the ask names: a rank index or string (``"Q"``); with exact-card
+        asks, a card index or string (``"QH"``).
         Returns the events produced. Raises ``IllegalAsk`` (nothing changes) when the rules
         refuse the ask.
         """
@@ -392,16 +393,16 @@ class Game:
         # The common legal rank ask is checked inline; anything else gets the full check.
         if not (
             type(target) is int
-            and type(rank) is int
+            and type(wanted) is int
             and not self._card_asks
             and asker is not None
             and target != asker
             and 0 <= target < self._players
             and sizes[target]
-            and rank in self._hands[asker]
+            and wanted in self._hands[asker]
             and not self._over
         ):
-            target, rank = self._validate(target, rank)
+            target, wanted = self._validate(target, wanted)
         events = self._events
         start = len(events)
         self._num_asks += 1
@@ -409,7 +410,7 @@ class Game:
         hands = self._hands
         target_hand = hands[target]
         if self._card_asks:
-            card_wanted = rank
+            card_wanted = wanted
             rank = card_wanted >> 2
             events.append(Ask(asker, target, rank, card_wanted))
             group = target_hand.get(rank, ())
@@ -420,6 +421,7 @@ class Game:
                     del target_hand[rank]
         else:
             card_wanted = -1
+            rank = wanted
             events.append(Ask(asker, target, rank))
             given = target_hand.pop(rank, None)
         if given:
@@ -477,8 +479,9 @@ class Game:
                 self._start_turn(next_seat)
         return events[start:]
 
-    def _validate(self, target: object, what: object) -> tuple[int, int]:
-        """Turn the ask into (target, rank or card index) or raise IllegalAsk with the rule."""
+    def _validate(self, target: object, wanted: object) -> tuple[int, int]:
+        """Turn the ask into (target, wanted: a rank or card index) or raise IllegalAsk with
+        the rule."""
         if self._over:
             raise IllegalAsk("the game is over: no more asks")
         if isinstance(target, bool) or not isinstance(target, int):
@@ -487,10 +490,10 @@ class Game:
             raise IllegalAsk(f"not a seat: {target} (seats are 0 to {self._players - 1})")
         asker = self._current
         if self._card_asks:
-            index = self._parse_card_ask(what)
+            index = self._parse_card_ask(wanted)
             rank = index // 4
         else:
-            rank = index = self._parse_rank_ask(what)
+            rank = index = self._parse_rank_ask(wanted)
         if target == asker:
             raise IllegalAsk(f"you cannot ask yourself (seat {asker})")
         if self._out[target]:
@@ -512,35 +515,35 @@ class Game:
                 )
         return target, index
 
-    def _parse_rank_ask(self, what: object) -> int:
+    def _parse_rank_ask(self, wanted: object) -> int:
         ranks = self.rules.ranks
-        if isinstance(what, str):
+        if isinstance(wanted, str):
             try:
-                rank = parse_rank(what)
+                rank = parse_rank(wanted)
             except ValueError as error:
                 raise IllegalAsk(str(error)) from None
-        elif isinstance(what, int) and not isinstance(what, bool):
-            rank = what
+        elif isinstance(wanted, int) and not isinstance(wanted, bool):
+            rank = wanted
         else:
-            raise IllegalAsk(f"not a rank: {what!r}")
+            raise IllegalAsk(f"not a rank: {wanted!r}")
         if not 0 <= rank < ranks:
-            raise IllegalAsk(f"not a rank: {what!r} (rank indices are 0 to {ranks - 1})")
+            raise IllegalAsk(f"not a rank: {wanted!r} (rank indices are 0 to {ranks - 1})")
         return rank
 
-    def _parse_card_ask(self, what: object) -> int:
+    def _parse_card_ask(self, wanted: object) -> int:
         count = self.rules.ask_count
-        if isinstance(what, str):
+        if isinstance(wanted, str):
             try:
-                rank, suit = parse_card(what)
+                rank, suit = parse_card(wanted)
             except ValueError as error:
                 raise IllegalAsk(f"{error}; these rules ask for one exact card") from None
             index = 4 * rank + suit
-        elif isinstance(what, int) and not isinstance(what, bool):
-            index = what
+        elif isinstance(wanted, int) and not isinstance(wanted, bool):
+            index = wanted
         else:
-            raise IllegalAsk(f"not a card: {what!r}")
+            raise IllegalAsk(f"not a card: {wanted!r}")
         if not 0 <= index < count:
-            raise IllegalAsk(f"not a card: {what!r} (card indices are 0 to {count - 1})")
+            raise IllegalAsk(f"not a card: {wanted!r} (card indices are 0 to {count - 1})")
         return index
 
     def _check_seat(self, seat: object, name: str) -> None:

@@ -90,13 +90,13 @@ class Match:
 
     # ------------------------------------------------------------------ asking
 
-    def ask(self, target: int, rank: int | str) -> list[Event]:
+    def ask(self, target: int, wanted: int | str) -> list[Event]:
         """Apply one ask in the current game (see ``Game.ask``). When it ends the game and the
         match goes on, the next game is dealt at once and its opening events are returned too.
         Raises ``IllegalAsk`` (nothing changes) when the rules refuse the ask."""
         if self._over:
             raise IllegalAsk("the match is over: no more asks")
-        events = self.game.ask(target, rank)
+        events = self.game.ask(target, wanted)
         self._events += events
         if self.game.is_over and not self._finish_game():
             events += self._deal()

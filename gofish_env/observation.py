@@ -175,11 +175,11 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
         asks_base = 1 + 2 * players
         for row, record in enumerate(reversed(view.asks[-layout.history :])):
             base = section.start + row * width
-            what = record.card if record.card is not None else record.rank
+            wanted = record.card if record.card is not None else record.rank
             out[base] = 1.0
             out[base + 1 + relative[record.asker]] = 1.0
             out[base + 1 + players + relative[record.target]] = 1.0
-            out[base + asks_base + what] = 1.0
+            out[base + asks_base + wanted] = 1.0
             tail = base + asks_base + rules.ask_count
             out[tail] = record.hit / layout.max_held
             out[tail + 1] = float(record.fished)
@@ -423,12 +423,12 @@ def fill_observation(
     history = ask_ring.shape[0]
     width = 1 + 2 * players + ask_count + 3
     for j in range(min(history, num_asks)):
-        asker, target, what, hit, fished, shown = ask_ring[(num_asks - 1 - j) % history]
+        asker, target, wanted, hit, fished, shown = ask_ring[(num_asks - 1 - j) % history]
         base = history_at + j * width
         obs[base] = 1.0
         obs[base + 1 + (asker - seat) % players] = 1.0
         obs[base + 1 + players + (target - seat) % players] = 1.0
-        obs[base + 1 + 2 * players + what] = 1.0
+        obs[base + 1 + 2 * players + wanted] = 1.0
         tail = base + 1 + 2 * players + ask_count
         obs[tail] = hit / max_held
         obs[tail + 1] = fished

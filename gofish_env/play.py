@@ -227,8 +227,8 @@ class TerminalGame:
             self.out("\n".join(f"  {event}" for event in self.game.events))
             return False
         try:
-            target, what = self._parse_ask(words)
-            self._ask(target, what)
+            target, wanted = self._parse_ask(words)
+            self._ask(target, wanted)
         except IllegalAsk as error:
             self.out(f"Not allowed: {error}. Ask again (help for the commands).")
             return False
@@ -244,22 +244,22 @@ class TerminalGame:
             words = [str(targets[0]), words[0]]
         if len(words) != 2:
             raise IllegalAsk("type a seat and a rank, e.g. `2 q`")
-        seat_text, what = words
+        seat_text, wanted = words
         if not seat_text.isdigit():
             raise IllegalAsk(f"not a seat: {seat_text!r} (seats are 0 to {game.players - 1})")
-        if self.rules.ask_for == "rank" and what.lower().endswith("s"):
+        if self.rules.ask_for == "rank" and wanted.lower().endswith("s"):
             # Plurals: "queens", "10s". (With exact-card asks "10S" is a card.)
             try:
-                parse_rank(what)
+                parse_rank(wanted)
             except ValueError:
-                what = what[:-1]
-        return int(seat_text), what
+                wanted = wanted[:-1]
+        return int(seat_text), wanted
 
-    def _ask(self, target: int, what: Any) -> None:
+    def _ask(self, target: int, wanted: Any) -> None:
         """Apply an ask by the seat to move and print what happened (IllegalAsk: nothing)."""
         game = self.game
         pool = game.pool_cards()  # to tell the person at the keyboard what they draw
-        events = game.ask(target, what)
+        events = game.ask(target, wanted)
         drawn = 0
         for event in events:
             self.out(f"  {event}")

@@ -262,7 +262,7 @@ def test_action_mapping_examples_and_errors():
         codec.to_action(1, 1, 0)
     with pytest.raises(ValueError, match="target"):
         codec.to_action(1, 4, 0)
-    with pytest.raises(ValueError, match="rank"):
+    with pytest.raises(ValueError, match="wanted"):
         codec.to_action(1, 2, 13)
 
 

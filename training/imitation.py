@@ -80,9 +80,9 @@ class RankRelabelling:
         if layout.history:
             asks = layout["recent_asks"]
             width = asks.shape[1]
-            what = 1 + 2 * rules.players  # where the asked rank's one-hot starts in a row
+            wanted_start = 1 + 2 * rules.players  # where the asked rank's one-hot starts in a row
             for row in range(layout.history):
-                start = asks.start + row * width + what
+                start = asks.start + row * width + wanted_start
                 rank_at[start : start + ranks] = np.arange(ranks)
         self.observation_rank = torch.as_tensor(rank_at)
         self.action_rank = torch.as_tensor(np.tile(np.arange(ranks), rules.players - 1))

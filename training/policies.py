@@ -55,8 +55,8 @@ def ask_feature_index(layout: ObservationLayout) -> tuple[np.ndarray, np.ndarray
     opponents = players - 1
     rows, orders = [], []
     for action in range(opponents * asks):
-        target, what = divmod(action, asks)
-        rank = what // 4 if rules.ask_for == "card" else what
+        target, wanted = divmod(action, asks)
+        rank = wanted // 4 if rules.ask_for == "card" else wanted
         cells = [layout["own_hand"].start + rank]
         order = [(target + step) % opponents for step in range(opponents)]
         for opponent in order:  # rows among the opponents, the target first
