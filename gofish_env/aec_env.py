@@ -421,8 +421,9 @@ raw_env.__doc__ = _DOC.format(
 )
 
 
-class ClassicWrapper(pz_wrappers.OrderEnforcingWrapper):
-    """PettingZoo classic's wrapper chain in one layer.
+class ActionCheckingWrapper(pz_wrappers.OrderEnforcingWrapper):
+    """Checks every action and the call order, and ends the game on an illegal action (or
+    raises): PettingZoo classic's wrapper chain in one layer.
 
     ``env()`` of a classic env stacks ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``
     and ``OrderEnforcingWrapper``; every attribute read then walks three ``__getattr__``
@@ -521,7 +522,7 @@ def env(
 ) -> AECEnv:
     """The AEC env wrapped as PettingZoo classic envs are. ``illegal_action="terminate"``
     ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk.
-    ``wrappers="classic"`` is the one-layer ``ClassicWrapper``; ``"pettingzoo"`` stacks
+    ``wrappers="classic"`` is the one-layer ``ActionCheckingWrapper``; ``"pettingzoo"`` stacks
     PettingZoo's own wrappers (same behaviour, slower)."""
     if illegal_action not in ("terminate", "raise"):
         raise ValueError(f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'")
@@ -529,7 +530,7 @@ def env(
         raise ValueError(f"wrappers: got {wrappers!r}; allowed: 'classic', 'pettingzoo'")
     raw = raw_env(**kwargs)
     if wrappers == "classic":
-        return ClassicWrapper(raw, illegal_action, illegal_reward)
+        return ActionCheckingWrapper(raw, illegal_action, illegal_reward)
     wrapped: AECEnv = raw
     if illegal_action == "terminate":
         wrapped = pz_wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)

@@ -58,12 +58,7 @@ class Game:
         deck = build_deck(rules.decks, rules.jokers)
         rng.shuffle(deck)
         players = rules.players
-        if rules.first_player == "random":
-            first = rng.randrange(players)
-        elif rules.first_player == "dealer_left":
-            first = 0
-        else:
-            first = rules.first_player
+        first = rules.first_seat(rng)
         dealt = rules.deck_size if rules.deal == "whole_deck" else rules.hand_size * players
         hands: list[list[int]] = [[] for _ in range(players)]
         # One card at a time from the dealer's left (the first player); the pool's top is last.

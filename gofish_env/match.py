@@ -36,12 +36,7 @@ class Match:
         self._players = rules.players
         self._target = rules.match_target
         self._rng = random.Random(seed)
-        if rules.first_player == "random":
-            self._first = self._rng.randrange(rules.players)
-        elif rules.first_player == "dealer_left":
-            self._first = 0
-        else:
-            self._first = rules.first_player
+        self._first = rules.first_seat(self._rng)
         self._scores = [0] * rules.players
         self._results: list[tuple[int, ...]] = []
         self._games_played = 0

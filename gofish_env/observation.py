@@ -10,6 +10,7 @@ generated from this declaration and cannot drift from it.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba
@@ -187,6 +188,27 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
     return out
 
 
+# The sections ``fill_observation`` writes (from ``catch_counts`` on to ``out``, one gather of
+# the public buffer) and the divisors it needs, by name: the kernel reads the layout through
+# this named tuple, so nothing is kept in step with the declaration by hand.
+KERNEL_SECTIONS = (
+    "own_hand",
+    "hand_sizes",
+    "catch_counts",
+    "to_move",
+    "pool_size",
+    "least_held",
+    "most_held",
+    "known_none",
+    "least_if_sure_hits",
+    "most_if_sure_hits",
+    "recent_asks",
+)
+KernelConstants = namedtuple(
+    "KernelConstants", (*KERNEL_SECTIONS, "max_held", "max_hand", "deck_size", "ask_count")
+)
+
+
 class ObservationEncoder:
     """The fast path used by the environments; gives exactly what ``encode`` gives.
 
@@ -227,25 +249,12 @@ class ObservationEncoder:
         self.num_asks = 0
         sections = layout.sections
         assert sections["catch_counts"].start + self.buffer.size == sections["out"].stop
-        self.offsets = np.array(
-            [
-                sections[name].start
-                for name in (
-                    "own_hand",
-                    "hand_sizes",
-                    "catch_counts",
-                    "to_move",
-                    "pool_size",
-                    "least_held",
-                    "most_held",
-                    "known_none",
-                    "least_if_sure_hits",
-                    "most_if_sure_hits",
-                    "recent_asks",
-                )
-            ]
-            + [layout.max_held, layout.max_hand, rules.deck_size, rules.ask_count],
-            np.int64,
+        self.constants = KernelConstants(
+            **{name: sections[name].start for name in KERNEL_SECTIONS},
+            max_held=layout.max_held,
+            max_hand=layout.max_hand,
+            deck_size=rules.deck_size,
+            ask_count=rules.ask_count,
         )
         self.num_events = 0
 
@@ -325,7 +334,7 @@ class ObservationEncoder:
             public.unlaid,
             public.hand_cap,
             public.max_copies,
-            self.offsets,
+            self.constants,
         )
         return obs
 
@@ -348,30 +357,17 @@ def fill_observation(
     unlaid,
     hand_cap,
     max_copies,
-    offsets,
+    at,
 ):
     """Write seat ``seat``'s observation into ``obs`` (zeros on entry): seats relative to
     the viewer, its own hand, and the knowledge bounds it deduces with that hand.
-    ``current`` is the seat to move (-1: nobody); ``offsets`` holds the section starts and
-    the divisors (see ``ObservationEncoder``). Divisions are done in float64 and stored as
-    float32, as ``encode`` does, so both give the same values bit for bit."""
-    (
-        own_at,
-        hand_at,
-        public_at,
-        to_move_at,
-        pool_at,
-        least_at,
-        most_at,
-        none_at,
-        sure_least_at,
-        sure_most_at,
-        history_at,
-        max_held,
-        max_hand,
-        deck_size,
-        ask_count,
-    ) = offsets
+    ``current`` is the seat to move (-1: nobody); ``at`` (``KernelConstants``) names the
+    sections' starts and the divisors, from the layout. Divisions are done in float64 and
+    stored as float32, as ``encode`` does, so both give the same values bit for bit."""
+    max_held, max_hand, ask_count = at.max_held, at.max_hand, at.ask_count
+    own_at, hand_at, public_at = at.own_hand, at.hand_sizes, at.catch_counts
+    least_at, most_at, none_at = at.least_held, at.most_held, at.known_none
+    sure_least_at, sure_most_at = at.least_if_sure_hits, at.most_if_sure_hits
     players, ranks = least.shape
     for rank in range(ranks):
         obs[own_at + rank] = own[rank] / max_held
@@ -380,8 +376,8 @@ def fill_observation(
     for i in range(gather.size):
         obs[public_at + i] = buffer[gather[i]]
     if current >= 0:
-        obs[to_move_at + (current - seat) % players] = 1.0
-    obs[pool_at] = pool / deck_size
+        obs[at.to_move + (current - seat) % players] = 1.0
+    obs[at.pool_size] = pool / at.deck_size
     low = np.empty((players - 1, ranks), np.int64)
     high = np.empty((players - 1, ranks), np.int64)
     opponent_bounds_kernel(
@@ -424,7 +420,7 @@ def fill_observation(
     width = 1 + 2 * players + ask_count + 3
     for j in range(min(history, num_asks)):
         asker, target, wanted, hit, fished, shown = ask_ring[(num_asks - 1 - j) % history]
-        base = history_at + j * width
+        base = at.recent_asks + j * width
         obs[base] = 1.0
         obs[base + 1 + (asker - seat) % players] = 1.0
         obs[base + 1 + players + (target - seat) % players] = 1.0

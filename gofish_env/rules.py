@@ -8,6 +8,7 @@ combination raises ``ValueError`` naming the field, the value and what is allowe
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -205,6 +206,15 @@ class Rules:
         if self.ask_for == "card":
             return 4 * NUM_STANDARD_RANKS + (1 if self.jokers else 0)
         return self.ranks
+
+    def first_seat(self, rng: random.Random) -> int:
+        """The seat that asks first under ``first_player`` (a "random" one drawn from
+        ``rng``)."""
+        if self.first_player == "random":
+            return rng.randrange(self.players)
+        if self.first_player == "dealer_left":
+            return 0
+        return self.first_player
 
     @property
     def total_points(self) -> int:
