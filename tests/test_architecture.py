@@ -1,0 +1,100 @@
+"""The layers of docs/architecture.md: one installed namespace, and imports that point down
+(the environment package imports nothing of the training side, SB3 or torch)."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Each layer (a source folder) and the top-level names it must not import.
+TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
+FORBIDDEN = {
+    "gofish_env": {"gofish_training", "gofish_baselines", "training", "baselines"}
+    | TRAINING_LIBRARIES,
+    "baselines": {"gofish_training", "training", "baselines"} | TRAINING_LIBRARIES,
+    "training": {"gofish_baselines", "baselines", "training"},
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    """The top-level names a module imports, anywhere in it (lazy imports included)."""
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_imports_point_down(layer):
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_roots(path) & FORBIDDEN[layer])
+        for path in sorted((ROOT / layer).rglob("*.py"))
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_the_environment_package_loads_no_training_library():
+    script = """
+import importlib, pkgutil, sys
+import gofish_env
+for module in pkgutil.walk_packages(gofish_env.__path__, "gofish_env."):
+    importlib.import_module(module.name)
+env = gofish_env.GoFishEnv(players=4, opponents="mix:random,expert")
+env.reset(seed=0)
+loaded = sorted({name.split(".")[0] for name in sys.modules} & set(sys.argv[1:]))
+print(loaded)
+"""
+    names = sorted(TRAINING_LIBRARIES | {"gofish_training", "gofish_baselines", "matplotlib"})
+    result = subprocess.run(
+        [sys.executable, "-c", script, *names], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("gofish_env", "baselines", "training"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + [str(source), "-w", str(tmp_path / "wheel")],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top == {"gofish_env", "gofish_baselines", "gofish_training"}
+    # The programs keep their folders in the repository and install under gofish names.
+    assert "gofish_training/train.py" in names and "gofish_baselines/ladder.py" in names
+    entry_points = next(name for name in names if name.endswith("entry_points.txt"))
+    with zipfile.ZipFile(wheel) as archive:
+        text = archive.read(entry_points).decode()
+    for command in ("gofish-train", "gofish-evaluate", "gofish-tournament", "gofish-ladder"):
+        assert f"{command} = " in text
+    assert "[gofish_env.agent_loaders]\nsb3 = gofish_training.agents" in text
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["gofish-train", "gofish-evaluate", "gofish-tournament", "gofish-ladder", "gofish-play"],
+)
+def test_each_command_is_installed_and_answers_help(command):
+    executable = Path(sys.executable).parent / command
+    result = subprocess.run([str(executable), "--help"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: {command}")
