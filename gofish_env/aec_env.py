@@ -68,6 +68,7 @@ _DOC = """Go Fish as a PettingZoo AEC environment (``gofish_v0``).
 | | |
 |---|---|
 | Import | ``gofish_env.env(players=4)`` (wrapped) or ``gofish_env.raw_env(...)`` |
+| Registered | ``pettingzoo.make("aec", "gofish/GoFish-v0", players=4)`` (as ``env``) |
 | Agents | ``player_0`` .. ``player_{{P-1}}``; seat i is ``player_i`` |
 | Action space | ``Discrete((P - 1) * A)``, A = 13 ranks (14 with jokers; 52/53 cards) |
 | Action ``a`` by seat ``s`` | asks seat ``(s + 1 + a // A) % P`` for rank (or card) ``a % A`` |
@@ -97,11 +98,14 @@ docs/observation.md for how sizes scale; generated from ``ObservationLayout``):
 
 Rewards are paid to every seat the moment they are earned, also on other seats' turns;
 catches laid at the deal are paid with the first step, as an episode starts at zero reward
-(see ``gofish_env.rewards``). ``infos[agent]`` carries the seat's ``catches``,
-``tiebreak_points``, this step's ``reward_components`` and, at the end, ``winners``.
+(see ``gofish_env.rewards``). ``infos[agent]`` has the same keys at every step from
+``reset`` on (``INFO_KEYS``), each a number or a fixed-shape array: the seat's ``catches``
+and ``tiebreak_points``, this step's unweighted reward components ``reward_catch``,
+``reward_catch_points``, ``reward_tiebreak`` and ``reward_win``, and ``winners`` (length P,
+int8, 1 for each winner once the game is over, zeros before).
 
-Arguments: ``players`` (2..6; default 4, or the rules' count), ``rules`` (a ``Rules``; any
-preset or house rule; must agree with ``players``), ``reward``, ``history`` (recent asks in
+Arguments: ``players`` (2..6; default 4, or the rules' count), ``rules`` (a ``Rules`` or a
+preset name; any house rule; must agree with ``players``), ``reward``, ``history`` (recent asks in
 the observation, default {history}), ``max_asks`` (default {max_asks}), ``render_mode``
 ("ansi" or "human"), ``render_view`` ("current" for the seat to move, a seat number, or
 "table" for every hand face up).

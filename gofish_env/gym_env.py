@@ -27,7 +27,7 @@ from gofish_env.aec_env import (
 )
 from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
-from gofish_env.observation import DEFAULT_HISTORY
+from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
 from gofish_env.players import make_player
 from gofish_env.rewards import RewardScheme
 from gofish_env.rules import Rules
@@ -55,24 +55,101 @@ class OpponentError(RuntimeError):
         self.opponent = opponent
 
 
+_DOC = """Go Fish from one seat's point of view, against scripted or learned opponents.
+
+## Description
+
+One learning seat plays Go Fish with P - 1 opponents inside the env. ``step`` applies the
+learner's ask, then lets the opponents move until the learner is to move again or the game
+ends. The rules are the engine's (``gofish_env.Game``): any preset or house rule
+(docs/rules.md). Registered as ``gymnasium.make("GoFish-v0", **arguments)``.
+
+## Action space
+
+``Discrete((P - 1) * A)``: A = 13 ranks (14 with jokers; 52 or 53 cards with exact-card
+asks). Action ``a`` asks seat ``(seat + 1 + a // A) % P`` for rank (or card) ``a % A``:
+targets are relative to the learner, so one policy fits every seat. The legal actions are
+``info["action_mask"]`` and ``action_masks()`` (booleans; sb3-contrib's MaskablePPO reads
+the method). Through ``gymnasium.make`` the method is behind Gymnasium's wrappers: call
+``env.get_wrapper_attr("action_masks")()`` or read ``info["action_mask"]``
+(``env.action_masks()`` on the wrapped env raises ``AttributeError``).
+
+## Observation space
+
+``Box(0, 1, (N,), float32)``: the learner's observation, the same vector the AEC env gives
+that seat (docs/observation.md). For the table rules, 4 players, history={history}:
+
+{layout}
+
+## Starting state
+
+A shuffled deal (seeded by ``reset(seed=...)``), or the exact position
+``reset(options={{"game": Game.from_hands(...)}})``. With ``seat="random"`` the learner
+takes a new seat each episode. The opponents move until the learner's first turn; a deal
+that ends before it is dealt again (up to {redeals} times).
+
+## Rewards
+
+The learner's own rewards under ``reward`` (``"catches"``, ``"catch_points"``,
+``"catches+tiebreak"``, ``"win"``, ``"zero_sum"``, ``"catch_margin"``, or a dict of
+component weights; ``gofish_env.rewards``), summed over the learner's ask and the
+opponents' moves after it, the final reward included when the game ends on an opponent's
+turn. Catches laid at the deal are paid with the first step.
+
+## Episode end
+
+Terminated when the game ends, or when an illegal action ends it with ``illegal_reward``
+(``illegal_action="terminate"``; ``"raise"`` raises ``IllegalAsk`` and changes nothing).
+Truncated after ``max_asks`` asks in all (default {max_asks}). Something that is not an
+action (a float, a string, a bool, None, a number outside the space) raises
+``InvalidAction`` (a ``ValueError``) in either mode; an opponent that fails raises
+``OpponentError`` naming it and its seat, and the env is left as it was before the step.
+
+## Info
+
+Every key at every step, from ``reset`` on; each value a number or a fixed-shape array:
+
+{info}
+
+## Arguments
+
+- ``players``: 2..6 (default 4, or the rules' count);
+- ``opponents``: one player spec for every other seat, or a list of P - 1 specs from the
+  learner's left: a CPU level (``"random"`` .. ``"expert"``), ``"model:PATH.zip"``, a
+  loaded model, a CPU object, a callable ``(observation, action_mask) -> action``, a
+  ``SeatPlayer``, or ``"mix:a,b,..."`` (a member drawn each episode); ``gofish_env.players``;
+- ``seat``: the learner's seat, or ``"random"``;
+- ``rules``: a ``Rules`` or a preset name; ``reward``; ``history`` (recent asks in the
+  observation, default {history}); ``max_asks``;
+- ``illegal_action`` (``"terminate"`` or ``"raise"``), ``illegal_reward`` (default -1.0);
+- ``render_mode``: ``"ansi"`` or ``"human"``, the learner's view of the table.
+
+## Version history
+
+- v0: first release.
+"""
+
+INFO_MEANINGS = {
+    "catches": "the learner's catches so far",
+    "tiebreak_points": "the tiebreak points of those catches",
+    "reward_catch": "this step's catches (an unweighted reward component)",
+    "reward_catch_points": "this step's catches' points / 14",
+    "reward_tiebreak": "this step's catches' points / (all points + 1)",
+    "reward_win": "the learner's share of the win, at the end (1/k for k winners)",
+    "winners": "length P, int8: 1 for each winning seat once the game is over, zeros before",
+    "seat": "the learner's seat",
+    "illegal_action": "True when an illegal action ended the episode",
+    "action_mask": "the learner's legal actions, booleans (all False when not to move)",
+}
+
+
+def _info_table() -> str:
+    lines = ["| key | meaning |", "|---|---|"]
+    lines += [f"| ``{key}`` | {INFO_MEANINGS[key]} |" for key in INFO_KEYS]
+    return "\n".join(lines)
+
+
 class GoFishEnv(gym.Env):
-    """Go Fish from one seat's point of view, against scripted or learned opponents.
-
-    Arguments: ``players`` (2..6), ``opponents`` (one spec for every other seat, or a list of
-    P - 1 specs for the seats from the learner's left: a CPU level name such as ``"random"``
-    or ``"hard"``, ``"model:PATH.zip"``, an SB3 model, a CPU object, or a callable
-    ``(observation, action_mask) -> action``), ``seat`` (the learner's seat, or ``"random"``
-    for a new seat each episode), ``rules``, ``reward``, ``history``, ``max_asks`` (as in
-    ``gofish_env.raw_env``), ``illegal_action`` (``"terminate"``: an illegal action ends the
-    episode with ``illegal_reward``; ``"raise"``: raises ``IllegalAsk``), ``render_mode``.
-    An action that is not an integer in the action space raises ``InvalidAction`` (a
-    ``ValueError``) in either mode; an opponent's illegal ask raises ``OpponentError``.
-
-    Observation: the learner's observation vector (``docs/observation.md``); the action
-    mask is ``action_masks()`` and ``info["action_mask"]``. Actions as in ``raw_env``:
-    action ``a`` asks seat ``(seat + 1 + a // A) % P`` for rank ``a % A``.
-    """
-
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
@@ -322,3 +399,12 @@ class GoFishEnv(gym.Env):
             print(text)
             return None
         return text
+
+
+GoFishEnv.__doc__ = _DOC.format(
+    history=DEFAULT_HISTORY,
+    max_asks=DEFAULT_MAX_ASKS,
+    redeals=MAX_REDEALS,
+    layout=ObservationLayout(Rules(), DEFAULT_HISTORY).markdown(),
+    info=_info_table(),
+)
