@@ -1,8 +1,8 @@
 """The public event log: what every seat at the table sees happen.
 
-Events carry only public information (RULES.md, "What every seat may know"): a drawn card's
-rank appears only when it is shown. ``str(event)`` reads as a sentence; the fields are for
-programs. Ranks are indices (0..12 = 2..A, 13 = joker); cards, where public, are indices
+Events carry only public information (docs/rules.md, "What every seat may know"): a drawn
+card's rank appears only when it is shown. ``str(event)`` reads as a sentence; the fields are
+for programs. Ranks are indices (0..12 = 2..A, 13 = joker); cards, where public, are indices
 ``rank * 4 + suit``.
 """
 

@@ -1,4 +1,4 @@
-"""The rules in force for a game: one field per house rule of RULES.md, and the presets.
+"""The rules in force for a game: one field per house rule of docs/rules.md, and the presets.
 
 ``Rules()`` is the table rules. ``Rules.preset("bicycle", players=3)`` picks a named bundle and
 overrides fields. Every value is checked when the object is made: a bad value or an impossible
