@@ -77,16 +77,19 @@ def measure(
     seed: int = 0,
     rules: Rules | None = None,
     on_games: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> PairResult:
     """``strong`` against ``players - 1`` copies of ``weak`` over ``deals`` duplicate deals
-    (``deals * players`` games). Deterministic for a given seed."""
+    (``deals * players`` games), in ``workers`` processes. Deterministic for a given seed,
+    whatever the number of workers."""
     rules = Rules.resolve(players, rules)
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
     entrants = make_entrants([strong, weak], rules)
     lineup = (0,) + (1,) * (players - 1)
     start = time.perf_counter()
-    records = play_deals(Measurement(entrants, rules, seed, [lineup]), deals, on_games=on_games)
+    measurement = Measurement(entrants, rules, seed, [lineup])
+    records = play_deals(measurement, deals, workers, on_games)
     seconds = time.perf_counter() - start
     stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
     low, high = stats.win_rate_ci or (0.0, 1.0)
@@ -111,6 +114,7 @@ def run_ladder(
     players: Sequence[int] = (2, 4),
     levels: Sequence[str] = LADDER,
     progress: bool = False,
+    workers: int = 1,
 ) -> list[PairResult]:
     """Every adjacent pair of ``levels`` at every table size, ``deals`` duplicate deals each."""
     for name in levels:
@@ -131,6 +135,7 @@ def run_ladder(
                     deals,
                     seed,
                     on_games=lambda n, before=done: advance(before + n),
+                    workers=workers,
                 )
             )
             done += deals * p
@@ -250,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         "--levels", default=",".join(LADDER), help="CPU levels, weakest first, comma separated"
     )
     parser.add_argument(
+        "--workers", type=int, default=1, help="processes to play in (the same results)"
+    )
+    parser.add_argument(
         "--out",
         default=None,
         help="markdown file to write the table into, between its marker lines (the file is "
@@ -260,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
 
     # Every argument is checked before the first game.
     check_count(parser, "--games", args.games)
+    check_count(parser, "--workers", args.workers)
     players = parse_players_list(parser, "--players", args.players)
     levels = parse_list(parser, "--levels", args.levels)
     check_cpu_levels(parser, "--levels", levels)
@@ -275,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         check_output(parser, "--out", out)
         check_output(parser, "--out", out.with_suffix(".png"))
 
-    results = run_ladder(args.games, args.seed, players, levels, progress=True)
+    results = run_ladder(args.games, args.seed, players, levels, True, args.workers)
     print_table(results)
     print(speed_table(results))
     if args.out:
