@@ -1,18 +1,28 @@
-"""Exact positions for the engine tests, naming only the cards that matter.
+"""Plain helpers shared by the test modules (fixtures live in conftest.py).
+
+Exact positions for the engine tests, naming only the cards that matter:
 
 ``position([["7H 7C QS"], ...], pool_top=["2H"])`` builds a ``Game.from_hands`` position: the
 given hands, then a pool that starts with ``pool_top`` and goes on with every card nobody
 named, in deck order (2C 2D 2H 2S 3C ... AS, then jokers). With ``rest=seat`` the unnamed
 cards become that seat's catches instead (they must make whole sets), the pool is exactly
 ``pool_top``, and the position is one in play (nothing is laid or drawn before the first ask).
+
+Also: random legal play in the AEC env (``random_action``), rewards after scripted asks
+from an exact position (``rewards_after``), and a command's refusal of its arguments
+(``usage_error``).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
+import pytest
+
+import gofish_env
 from gofish_env import Game, Rules
 from gofish_env.cards import RANK_NAMES, build_deck, card_str, parse_card, parse_rank
 
@@ -147,3 +157,53 @@ def snapshot(game: Game, events_tail: int | None = None) -> tuple:
         log,
         game.legal_asks(),
     )
+
+
+# ----------------------------------------------------------------------------- the AEC env
+
+TABLE_POINTS = 104  # 2 + 3 + ... + 14: every catch of one deck
+
+
+def preset(name: str, players: int = 4) -> Rules:
+    """A preset by name; ``pairs_jokers`` is the pairs game with its two jokers."""
+    if name == "pairs_jokers":
+        return Rules.preset("pairs", jokers=True, players=players)
+    return Rules.preset(name, players=players)
+
+
+def mask_of(env, agent: str | None = None) -> np.ndarray:
+    return env.observe(agent or env.agent_selection)["action_mask"]
+
+
+def random_action(env, rng: random.Random) -> int:
+    return int(rng.choice(np.flatnonzero(mask_of(env))))
+
+
+def rewards_after(game: Game, reward, actions: list[tuple[int, int]]):
+    """(env.rewards, infos) after playing ``actions`` as (target, rank) asks of the seat to
+    move, from the exact position ``game``."""
+    env = gofish_env.raw_env(rules=game.rules, reward=reward)
+    env.reset(options={"game": game})
+    for target, what in actions:
+        seat = env.game.current_player
+        env.step(env.codec.to_action(seat, target, what))
+    return env
+
+
+# ----------------------------------------------------------------------------- commands
+
+# How a saved 4-player agent (the ``agents`` fixture) is refused at a 3-player table.
+MISMATCH_4_TO_3 = "was trained for 4 players under table rules; this table is 3 players"
+
+
+def usage_error(capsys, main: Callable, argv: list[str]) -> str:
+    """Run a command's ``main(argv)``, expect exit code 2; the one error line it printed."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if ": error: " in line]
+    assert len(lines) == 1, err
+    assert err.startswith("usage: ")
+    return lines[0].split(": error: ", 1)[1]

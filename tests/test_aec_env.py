@@ -1,6 +1,8 @@
-"""The PettingZoo AEC env (issue 3): PettingZoo's own API and seed tests, the action
-mapping, the mask, illegal actions, copies, truncation, exact positions, every reward scheme
-on exact positions, render, observation bounds and the generated observation docs.
+"""The PettingZoo AEC env (issue 3): PettingZoo's own API and seed tests, the mask, illegal
+actions, copies, truncation, exact positions, when and to whom rewards are paid, render,
+observation bounds, match play and the infos. The action codec is tested in
+tests/test_actions.py, the reward schemes in tests/test_rewards.py and the observation layout
+in tests/test_observation.py.
 
 Positions come from ``helpers.position`` (named hands, named pool top, every other card after
 it in deck order, or with ``rest=seat`` laid as that seat's catches: a position in play).
@@ -13,25 +15,30 @@ import copy
 import pickle
 import random
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import plain_infos, position, rank, snapshot
+from helpers import (
+    TABLE_POINTS,
+    mask_of,
+    plain_infos,
+    position,
+    preset,
+    random_action,
+    rank,
+    rewards_after,
+    snapshot,
+)
 from pettingzoo.test import api_test, seed_test
 
 import gofish_env
 from gofish_env import Game, IllegalAsk, Rules
 from gofish_env.aec_env import INFO_KEYS
 from gofish_env.events import Ask, Catch, EmptyHandDraw, GameOver, Hit
-from gofish_env.observation import ObservationLayout, observation_doc
+from gofish_env.observation import ObservationLayout
 
-ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ("table", "bicycle", "family", "quick", "ocean", "pairs", "two_decks", "authors")
 FIVE, SEVEN, NINE, KING = rank("5"), rank("7"), rank("9"), rank("K")
-TABLE_POINTS = 104  # 2 + 3 + ... + 14: every catch of one deck
 
 
 def pettingzoo_wrapped(**kwargs):
@@ -42,21 +49,6 @@ def pettingzoo_wrapped(**kwargs):
 FACTORIES = [gofish_env.env, pettingzoo_wrapped, gofish_env.raw_env]
 FACTORY_IDS = ["env", "env_pettingzoo_wrappers", "raw_env"]
 WRAPPERS = ["classic", "pettingzoo"]
-
-
-def preset(name: str, players: int = 4) -> Rules:
-    """A preset by name; ``pairs_jokers`` is the pairs game with its two jokers."""
-    if name == "pairs_jokers":
-        return Rules.preset("pairs", jokers=True, players=players)
-    return Rules.preset(name, players=players)
-
-
-def mask_of(env, agent: str | None = None) -> np.ndarray:
-    return env.observe(agent or env.agent_selection)["action_mask"]
-
-
-def random_action(env, rng: random.Random) -> int:
-    return int(rng.choice(np.flatnonzero(mask_of(env))))
 
 
 def play_to_end(env, rng: random.Random, limit: int = 100_000) -> None:
@@ -210,60 +202,6 @@ def test_bad_illegal_action_and_wrappers_choices_raise():
         gofish_env.env(illegal_action="ignore")
     with pytest.raises(ValueError, match="wrappers"):
         gofish_env.env(wrappers="none")
-
-
-# ----------------------------------------------------------------------------- action mapping
-
-
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize(
-    "rules_for",
-    [
-        lambda p: Rules(players=p),
-        lambda p: Rules.preset("pairs", jokers=True, players=p),
-        lambda p: Rules.preset("authors", players=p),
-        lambda p: Rules(players=p, ask_for="card", set_size=2, jokers=True),
-    ],
-    ids=["ranks", "ranks_jokers", "cards", "cards_jokers"],
-)
-def test_action_mapping_round_trips(players, rules_for):
-    rules = rules_for(players)
-    env = gofish_env.env(rules=rules)
-    codec = env.unwrapped.codec
-    asks = rules.ask_count
-    assert asks == {13: 13, 14: 14}.get(rules.ranks) or rules.ask_for == "card"
-    assert codec.size == (players - 1) * asks == env.action_space("player_0").n
-    for seat in range(players):
-        seen = set()
-        for action in range(codec.size):
-            target, what = codec.to_ask(seat, action)
-            assert target == (seat + 1 + action // asks) % players
-            assert what == action % asks
-            assert target != seat
-            assert codec.to_action(seat, target, what) == action
-            seen.add((target, what))
-        # Every (other seat, rank or card) is exactly one action.
-        assert seen == {(t, w) for t in range(players) if t != seat for w in range(asks)}
-
-
-def test_action_mapping_examples_and_errors():
-    codec = gofish_env.raw_env(players=4).codec
-    assert codec.to_ask(0, 0) == (1, 0)  # seat 0, action 0: the seat to the left, 2s
-    assert codec.to_ask(0, 13 + SEVEN) == (2, SEVEN)
-    assert codec.to_ask(3, 0) == (0, 0)  # "left" wraps around
-    assert codec.to_ask(3, 2 * 13 + 12) == (2, 12)
-    assert codec.to_action(2, 1, KING) == 2 * 13 + KING
-    cards = gofish_env.raw_env(rules=Rules.preset("authors", players=3)).codec
-    assert cards.to_ask(1, 52 + 4 * SEVEN + 2) == (0, 4 * SEVEN + 2)  # seat 1 asks seat 0: 7H
-    for action in (-1, codec.size, True):
-        with pytest.raises(ValueError, match="action"):
-            codec.to_ask(0, action)
-    with pytest.raises(ValueError, match="target"):
-        codec.to_action(1, 1, 0)
-    with pytest.raises(ValueError, match="target"):
-        codec.to_action(1, 4, 0)
-    with pytest.raises(ValueError, match="wanted"):
-        codec.to_action(1, 2, 13)
 
 
 # ----------------------------------------------------------------------------- the mask
@@ -508,59 +446,7 @@ def test_reset_with_a_game_of_other_rules_raises():
         env.reset(options={"game": Game(Rules.preset("family", players=3), seed=1)})
 
 
-# ----------------------------------------------------------------------------- rewards
-
-SCHEMES = ("catches", "catch_points", "catches+tiebreak", "win", "zero_sum", "catch_margin")
-
-
-def rewards_after(game: Game, reward, actions: list[tuple[int, int]]):
-    """(env.rewards, infos) after playing ``actions`` as (target, rank) asks of the seat to
-    move, from the exact position ``game``."""
-    env = gofish_env.raw_env(rules=game.rules, reward=reward)
-    env.reset(options={"game": game})
-    for target, what in actions:
-        seat = env.game.current_player
-        env.step(env.codec.to_action(seat, target, what))
-    return env
-
-
-def catch_on_askers_turn() -> Game:
-    # Seat 0 holds three 7s and asks seat 1 for its 7: a catch of 7s (7 points).
-    return position(
-        ["7H 7C 7D 2C", "7S 3C 3D", "4C 4D 5C", "6C 6D 8C"], pool_top=["9C"], rules=Rules()
-    )
-
-
-@pytest.mark.parametrize(
-    ("reward", "expected"),
-    [
-        ("catches", 1.0),
-        ("catch_points", 7 / 14),
-        ("catches+tiebreak", 1 + 7 / (TABLE_POINTS + 1)),
-        ("win", 0.0),
-        ("zero_sum", 0.0),
-        ("catch_margin", 1.0),
-        ({"catch": 2.0, "catch_points": 1.0}, 2.5),
-        ({"catch": 1, "win": 10}, 1.0),
-        ({"tiebreak": -1.0}, -7 / (TABLE_POINTS + 1)),
-    ],
-)
-def test_catch_on_the_askers_turn_pays_the_asker(reward, expected):
-    env = rewards_after(catch_on_askers_turn(), reward, [(1, SEVEN)])
-    assert env.game.events[-2:] == [Hit(0, 1, SEVEN, 1), Catch(0, SEVEN)]
-    assert env.agent_selection == "player_0"  # a hit: seat 0 asks again
-    assert env.rewards["player_0"] == pytest.approx(expected)
-    others = -1 / 3 if reward == "catch_margin" else 0  # minus a third of seat 0's catch
-    assert all(env.rewards[f"player_{seat}"] == pytest.approx(others) for seat in (1, 2, 3))
-    _, last_reward, *_ = env.last()
-    assert last_reward == pytest.approx(expected)
-    info = env.infos["player_0"]
-    assert info["reward_catch"] == 1
-    assert info["reward_catch_points"] == pytest.approx(0.5)
-    assert info["reward_tiebreak"] == pytest.approx(7 / (TABLE_POINTS + 1))
-    assert info["reward_win"] == 0
-    assert env.infos["player_0"]["catches"] == 1
-    assert env.infos["player_0"]["tiebreak_points"] == 7
+# ----------------------------------------------------------------------------- paying rewards
 
 
 def catch_by_target_refill() -> Game:
@@ -641,173 +527,6 @@ def test_catch_at_the_deal_is_paid_with_the_first_step(factory):
     # Paid once: over the game each seat receives exactly its catches' points / 14.
     for seat, agent in enumerate(env.possible_agents):
         assert returns[agent] == pytest.approx(env.unwrapped.game.tiebreak_points(seat) / 14)
-
-
-def end_position(rules: Rules, catches: list[list[str]]) -> Game:
-    # The kings are the last rank: seat 0 holds three, seat 1 one, seat 2 nothing (out);
-    # seat 0's ask lays the last catch and ends the game.
-    return position(["KH KC KD", "KS", ""], pool_top=[], rules=rules, catches=catches)
-
-
-# catches (ranks) before the last ask; seat 0 then adds K (13 points)
-SOLE = [["2", "3", "4", "5"], ["6", "7", "8", "9", "10"], ["J", "Q", "A"]]  # 27 / 40 / 37
-LEVEL = [["2", "3", "4", "A"], ["5", "6", "7", "8", "10"], ["9", "J", "Q"]]  # 36 / 36 / 32
-
-
-@pytest.mark.parametrize(
-    ("rules", "catches", "winners", "expected"),
-    [
-        # table rules: 5 catches each for seats 0 and 1; seat 1 wins on points (40 > 27)
-        (
-            Rules(players=3),
-            SOLE,
-            [1],
-            {
-                "win": [0, 1, 0],
-                "zero_sum": [-0.5, 1, -0.5],
-                "catches": [1, 0, 0],
-                "catches+tiebreak": [1 + 13 / 105, 0, 0],
-                "catch_margin": [1, -0.5, -0.5],
-                "catch_points": [13 / 14, 0, 0],
-                "custom": [2 + 0, 10, 0],
-            },
-        ),
-        # table rules, level on catches and points (36 each): a shared win
-        (
-            Rules(players=3),
-            LEVEL,
-            [0, 1],
-            {
-                "win": [0.5, 0.5, 0],
-                "zero_sum": [0.25, 0.25, -0.5],
-                "catches": [1, 0, 0],
-                "catches+tiebreak": [1 + 13 / 105, 0, 0],
-                "catch_margin": [1, -0.5, -0.5],
-                "catch_points": [13 / 14, 0, 0],
-                "custom": [2 + 5, 5, 0],
-            },
-        ),
-        # family rules: equal most catches share the win, points do not count
-        (
-            Rules.preset("family", players=3),
-            SOLE,
-            [0, 1],
-            {
-                "win": [0.5, 0.5, 0],
-                "zero_sum": [0.25, 0.25, -0.5],
-                "catches": [1, 0, 0],
-                "catches+tiebreak": [1 + 13 / 105, 0, 0],
-                "catch_margin": [1, -0.5, -0.5],
-                "catch_points": [13 / 14, 0, 0],
-                "custom": [2 + 5, 5, 0],
-            },
-        ),
-    ],
-    ids=["sole_win", "shared_win_on_points", "shared_win_family"],
-)
-def test_rewards_at_the_end_of_the_game(rules, catches, winners, expected):
-    for reward, values in expected.items():
-        spec = {"catch": 2.0, "win": 10.0} if reward == "custom" else reward
-        env = rewards_after(end_position(rules, catches), spec, [(1, KING)])
-        assert env.game.is_over
-        assert isinstance(env.game.events[-1], GameOver)
-        got = [env.rewards[f"player_{seat}"] for seat in range(3)]
-        assert got == pytest.approx(values), reward
-        for seat in range(3):
-            info = env.infos[f"player_{seat}"]
-            assert np.flatnonzero(info["winners"]).tolist() == winners
-            assert info["reward_win"] == pytest.approx(1 / len(winners) if seat in winners else 0)
-        assert all(env.terminations.values())
-        if reward in ("zero_sum", "catch_margin"):
-            assert sum(got) == pytest.approx(0)
-
-
-@pytest.mark.parametrize(
-    ("name", "players", "games"),
-    [
-        ("table", 4, 60),
-        ("table", 2, 40),
-        ("table", 6, 25),
-        ("two_decks", 3, 12),
-        ("pairs", 4, 15),
-        ("pairs_jokers", 3, 15),
-        ("authors", 4, 10),
-    ],
-)
-def test_catches_plus_tiebreak_ranks_seats_as_the_table_winner_rule(name, players, games):
-    rules = preset(name, players)
-    assert rules.winner == "catches_then_points"
-    env = gofish_env.raw_env(rules=rules, reward="catches+tiebreak")
-    rng = random.Random(7)
-    level_pairs = 0
-    for seed in range(games):
-        env.reset(seed=seed)
-        returns = dict.fromkeys(env.possible_agents, 0.0)
-        while not (env.game.is_over or env.truncations[env.agent_selection]):
-            env.step(random_action(env, rng))
-            for agent, reward in env.rewards.items():
-                returns[agent] += reward
-        assert env.game.is_over
-        score = {
-            agent: (len(env.game.catches(seat)), env.game.tiebreak_points(seat))
-            for seat, agent in enumerate(env.possible_agents)
-        }
-        for a in env.possible_agents:
-            for b in env.possible_agents:
-                if score[a] == score[b]:
-                    assert returns[a] == pytest.approx(returns[b], abs=1e-9)
-                    level_pairs += a < b
-                else:
-                    assert (returns[a] > returns[b] + 1e-9) == (score[a] > score[b])
-        best = max(returns.values())
-        assert [
-            seat for seat, agent in enumerate(env.possible_agents) if returns[agent] > best - 1e-9
-        ] == list(env.game.winners)
-        assert list(env.game.winners) == np.flatnonzero(env.infos["player_0"]["winners"]).tolist()
-
-
-@pytest.mark.parametrize("name", ["table", "pairs", "family"])
-def test_zero_sum_rewards_sum_to_zero_every_step(name):
-    reward = {"catch": 1.0, "win": 2.0, "zero_sum": True}
-    env = gofish_env.raw_env(rules=preset(name, 4), reward=reward)
-    rng = random.Random(3)
-    for seed in range(5):
-        env.reset(seed=seed)
-        while not (env.game.is_over or env.truncations[env.agent_selection]):
-            env.step(random_action(env, rng))
-            assert sum(env.rewards.values()) == pytest.approx(0, abs=1e-12)
-
-
-def test_named_zero_sum_equals_its_weights_dict():
-    a = rewards_after(end_position(Rules(players=3), SOLE), "zero_sum", [(1, KING)])
-    b = rewards_after(
-        end_position(Rules(players=3), SOLE), {"win": 1.0, "zero_sum": True}, [(1, KING)]
-    )
-    assert a.rewards == b.rewards
-
-
-@pytest.mark.parametrize(
-    "reward",
-    [
-        "points",
-        "Catches",
-        "",
-        {"catches": 1.0},
-        {"catch": "1"},
-        {"catch": None},
-        {"catch": True},
-        {"win": 1.0, "zero_sum": 1},
-        {"win": 1.0, "zero_sum": "yes"},
-        3,
-        None,
-        ["catch"],
-    ],
-)
-def test_bad_reward_names_and_weights_raise_value_error_naming_the_field(reward):
-    with pytest.raises(ValueError, match="reward"):
-        gofish_env.raw_env(reward=reward)
-    with pytest.raises(ValueError, match="reward"):
-        gofish_env.env(reward=reward)
 
 
 # ----------------------------------------------------------------------------- render
@@ -905,30 +624,6 @@ def test_observation_is_float32_in_bounds_and_of_the_declared_size(name, players
                 break
             env.step(random_action(env, rng))
     assert checked > players * 10
-
-
-def test_observation_layout_is_declared_once_with_sections_covering_the_vector():
-    layout = ObservationLayout(Rules())
-    stops = 0
-    for section in layout.sections.values():
-        assert section.start == stops
-        assert section.size == int(np.prod(section.shape))
-        stops = section.stop
-    assert stops == layout.size
-    assert layout.markdown() in gofish_env.raw_env.__doc__
-
-
-def test_docs_observation_md_is_the_generated_layout():
-    doc = (ROOT / "docs" / "observation.md").read_text()
-    assert doc == observation_doc()
-    printed = subprocess.run(
-        [sys.executable, "-m", "gofish_env.observation"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout
-    assert printed == doc
 
 
 @pytest.mark.parametrize("bad", [1.0, True, -1, 4, "seat"])

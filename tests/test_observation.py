@@ -1,16 +1,25 @@
-"""The fast ObservationEncoder gives exactly what the reference ``encode`` gives."""
+"""The observation (``gofish_env.observation``): the layout is declared once and documents
+itself (docs/observation.md is generated from it), and the fast ObservationEncoder gives
+exactly what the reference ``encode`` gives. The observation each env seat gets (dtype,
+bounds, contents) is checked in tests/test_aec_env.py."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import gofish_env
 from gofish_env import Rules
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
-from gofish_env.observation import ObservationEncoder, ObservationLayout, encode
+from gofish_env.observation import ObservationEncoder, ObservationLayout, encode, observation_doc
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SETUPS = [
     ("table", 2),
@@ -71,3 +80,30 @@ def test_fast_encoder_matches_across_the_games_of_a_match():
 
 def test_fast_encoder_without_history():
     assert play_and_compare(Rules(players=4), 1, 0, batch=1) > 0
+
+
+# ----------------------------------------------------------------------------- the layout
+
+
+def test_observation_layout_is_declared_once_with_sections_covering_the_vector():
+    layout = ObservationLayout(Rules())
+    stops = 0
+    for section in layout.sections.values():
+        assert section.start == stops
+        assert section.size == int(np.prod(section.shape))
+        stops = section.stop
+    assert stops == layout.size
+    assert layout.markdown() in gofish_env.raw_env.__doc__
+
+
+def test_docs_observation_md_is_the_generated_layout():
+    doc = (ROOT / "docs" / "observation.md").read_text()
+    assert doc == observation_doc()
+    printed = subprocess.run(
+        [sys.executable, "-m", "gofish_env.observation"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
+    assert printed == doc
