@@ -31,9 +31,10 @@ from gofish_env.rules import Rules
 TRAIN_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "matplotlib")
 MISSING = [name for name in TRAIN_EXTRA if importlib.util.find_spec(name) is None]
 USAGE = (
-    "tests marked 'torch' need the train extra ({missing} not installed): install it "
-    "(bash scripts/setup_venv.sh train,dev) or leave those tests out with "
-    '-m "not torch"; this run\'s mark expression ({expression}) would select them'
+    "the tests marked 'torch' need the train extra, which is not installed here (missing: "
+    "{missing}). Install it (bash scripts/setup_venv.sh train,dev) or leave those tests out: "
+    'python -m pytest -m "not torch" (the mark expression of this run, {expression}, would '
+    "select them)"
 )
 TORCH_MARK = re.compile(r"\bmark\.torch\b")
 IDENTIFIER = re.compile(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+")
@@ -62,7 +63,7 @@ def _has_mark(marks: set[str]):
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not MISSING or config.option.help or config.option.showmarkers:
+    if not MISSING or config.getoption("help") or config.getoption("markers"):
         return
     expression = config.option.markexpr or ""
     if _may_select_torch_tests(expression):

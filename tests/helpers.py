@@ -179,6 +179,11 @@ def random_action(env, rng: random.Random) -> int:
     return int(rng.choice(np.flatnonzero(mask_of(env))))
 
 
+def first_legal(observation, action_mask):
+    """A policy of (observation, action_mask): the lowest legal action."""
+    return int(np.flatnonzero(action_mask)[0])
+
+
 def rewards_after(game: Game, reward, actions: list[tuple[int, int]]):
     """(env.rewards, infos) after playing ``actions`` as (target, rank) asks of the seat to
     move, from the exact position ``game``."""

@@ -1,25 +1,23 @@
 """Every command refuses bad arguments before it starts work: a usage line, one "error:" line
-naming the option, exit code 2, no traceback. Saved agents are checked against the table
-they are asked to play at (``gofish_env.agent_files``)."""
+naming the option, exit code 2, no traceback (the checks of ``gofish_env.cli``); output paths
+are checked before any work too; ``--help`` shows the defaults. How each program checks the
+saved agents it is given against its table is tested with the program: tests/test_evaluate.py,
+test_tournament.py, test_play.py, and test_players.py for ``make_player``/``load_agent``."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import usage_error
 
 from gofish_baselines import ladder, tournament
 from gofish_env import cli, play
-from gofish_env.agent_files import AgentFileError, write_agent_rules
 from gofish_env.cli import output_problem
-from gofish_env.players import load_agent, make_player
-from gofish_env.rules import Rules
 from gofish_training import evaluate
-from gofish_training.agents import load_model
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -50,165 +48,17 @@ COMMANDS = {
 }
 
 
+# benchmarks/training_speed.py imports gofish_training.train, which needs the train extra.
+NEEDS_TORCH = {"training_speed"}
+
+
+def torch_marks(command: str):
+    return pytest.mark.torch if command in NEEDS_TORCH else ()
+
+
 def refused(capsys, command: str, argv: list[str]) -> str:
     """Run the command, expect exit code 2; the one error line it printed."""
-    with pytest.raises(SystemExit) as exit_info:
-        COMMANDS[command](argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if ": error: " in line]
-    assert len(lines) == 1, err
-    assert err.startswith("usage: ")
-    return lines[0].split(": error: ", 1)[1]
-
-
-# ---------------------------------------------------------------------- saved agents
-
-
-@pytest.fixture(scope="module")
-def agents(tmp_path_factory):
-    """A tiny untrained 4-player model with its rules in the zip; the same model without
-    them in a run folder whose args.json says so; and a checkpoint below that folder."""
-    from sb3_contrib import MaskablePPO
-
-    from gofish_env.gym_env import GoFishEnv
-
-    folder = tmp_path_factory.mktemp("agents")
-    model = MaskablePPO(
-        "MlpPolicy",
-        GoFishEnv(players=4),
-        n_steps=64,
-        batch_size=64,
-        policy_kwargs={"net_arch": [16]},
-        seed=0,
-        device="cpu",
-    )
-    recorded = folder / "tiny.zip"
-    model.save(recorded)
-    write_agent_rules(recorded, Rules(players=4))
-    run = folder / "run"
-    run.mkdir()
-    (run / "args.json").write_text(json.dumps({"rules": "table", "players": 4}))
-    model.save(run / "model.zip")
-    (run / "checkpoints").mkdir()
-    model.save(run / "checkpoints" / "model_64_steps.zip")
-    corrupt = folder / "corrupt.zip"
-    corrupt.write_text("not a zip file\n")
-    return {
-        "recorded": str(recorded),
-        "run": str(run / "model.zip"),
-        "checkpoint": str(run / "checkpoints" / "model_64_steps.zip"),
-        "corrupt": str(corrupt),
-    }
-
-
-MISMATCH_4_TO_3 = "was trained for 4 players under table rules; this table is 3 players"
-
-
-@pytest.mark.parametrize("which", ["recorded", "run", "checkpoint"])
-def test_evaluate_refuses_a_model_trained_for_another_player_count(agents, capsys, which):
-    message = refused(capsys, "evaluate", [agents[which], "--players", "3"])
-    assert message == (
-        f"{agents[which]} was trained for 4 players under table rules; "
-        "this table is 3 players under players=3"
-    )
-
-
-def test_evaluate_refuses_a_model_trained_for_other_rules(agents, capsys):
-    message = refused(capsys, "evaluate", [agents["recorded"], "--rules", "pairs"])
-    assert "trained for 4 players under table rules" in message
-    assert message.endswith("this table is 4 players under set_size=2")
-
-
-def test_evaluate_reports_a_missing_model_with_the_path_as_typed(tmp_path, capsys):
-    typed = str(tmp_path / "runs" / "NAME.zip")
-    message = refused(capsys, "evaluate", [typed])
-    assert message == f"model file not found: {typed}"
-    assert ".zip.zip" not in message
-
-
-def test_evaluate_reports_a_corrupt_model_in_one_line(agents, capsys):
-    message = refused(capsys, "evaluate", [agents["corrupt"]])
-    assert message.startswith(f"cannot read model file {agents['corrupt']}")
-
-
-def test_evaluate_runs_a_model_that_fits_the_table(agents, tmp_path, capsys):
-    out = tmp_path / "new" / "folder" / "eval.json"
-    argv = [agents["recorded"], "--cpus", "random", "--deals", "1", "--json", str(out)]
-    (result,) = evaluate.main(argv)
-    assert result.games == 4
-    assert json.loads(out.read_text())[0]["cpu"] == "random"
-    assert f"Wrote {out}" in capsys.readouterr().out
-
-
-def test_evaluate_says_when_it_replaces_a_json_file(agents, tmp_path, capsys):
-    out = tmp_path / "eval.json"
-    out.write_text("[]")
-    evaluate.main([agents["recorded"], "--cpus", "random", "--deals", "1", "--json", str(out)])
-    assert f"Replaced {out}" in capsys.readouterr().out
-    assert json.loads(out.read_text())[0]["cpu"] == "random"
-
-
-def test_tournament_says_when_it_replaces_earlier_results(tmp_path, capsys):
-    argv = ["--cpus", "random,easy", "--games", "4", "--out", str(tmp_path), "--no-progress"]
-    tournament.main(argv)
-    assert "\nWrote " in capsys.readouterr().out
-    tournament.main(argv)
-    assert "Replaced the earlier results: " in capsys.readouterr().out
-
-
-def test_tournament_refuses_a_model_entrant_trained_for_another_table(agents, capsys):
-    spec = f"random,ppo=model:{agents['recorded']}"
-    message = refused(capsys, "tournament", ["--players", "3", "--cpus", spec, "--out", ""])
-    assert message.startswith("--cpus: entrant 'ppo': ")
-    assert MISMATCH_4_TO_3 in message
-
-
-def test_tournament_refuses_a_missing_or_corrupt_model_entrant(agents, capsys):
-    message = refused(capsys, "tournament", ["--cpus", "random,model:nowhere/x.zip"])
-    assert message == "--cpus: entrant 'x': model file not found: nowhere/x.zip"
-    message = refused(capsys, "tournament", ["--cpus", f"random,model:{agents['corrupt']}"])
-    assert message.startswith("--cpus: entrant 'corrupt': cannot read model file")
-
-
-def test_tournament_plays_a_model_entrant_that_fits_the_table(agents, capsys):
-    argv = ["--players", "4", "--cpus", f"random,model:{agents['run']}", "--games", "4"]
-    result = tournament.main([*argv, "--out", "", "--no-progress"])
-    assert result.games == 4
-
-
-def test_play_refuses_a_model_seat_trained_for_another_table(agents, capsys):
-    argv = ["--players", "3", "--humans", "0", "--cpus", f"model:{agents['recorded']}"]
-    assert MISMATCH_4_TO_3 in refused(capsys, "play", argv)
-
-
-def test_load_agent_checks_the_rules_it_is_given_and_loads_a_model_once_per_path(agents):
-    with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
-        load_agent(agents["recorded"], Rules(players=3))
-    with pytest.raises(AgentFileError, match=r"^model file not found: nowhere\.zip$"):
-        load_agent("nowhere.zip")
-    with pytest.raises(AgentFileError, match="cannot read model file"):
-        load_agent(agents["corrupt"])
-    first = load_agent(agents["recorded"], Rules(players=4))
-    second = load_agent(agents["recorded"])
-    assert first is not second  # each player keeps its own random state
-    assert first.model is second.model is load_model(agents["recorded"])
-
-
-def test_a_model_opponent_is_checked_against_the_rules_it_is_given(agents):
-    with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
-        make_player(f"model:{agents['recorded']}", Rules(players=3))
-    with pytest.raises(AgentFileError, match="under set_size=2"):
-        make_player(f"mix:random,model:{agents['run']}", Rules.preset("pairs"))
-    make_player(f"model:{agents['checkpoint']}", Rules(players=4))
-
-
-def test_a_mismatched_model_opponent_is_refused_when_the_env_is_built(agents):
-    from gofish_env.gym_env import GoFishEnv
-
-    with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
-        GoFishEnv(players=3, opponents=f"model:{agents['recorded']}")
+    return usage_error(capsys, COMMANDS[command], argv)
 
 
 # ---------------------------------------------------------------------- bad arguments
@@ -292,8 +142,12 @@ BAD_ARGUMENTS = [
 
 @pytest.mark.parametrize(
     ("command", "argv", "message"),
-    BAD_ARGUMENTS,
-    ids=[f"{command} {' '.join(argv)}" for command, argv, _ in BAD_ARGUMENTS],
+    [
+        pytest.param(
+            command, argv, message, id=f"{command} {' '.join(argv)}", marks=torch_marks(command)
+        )
+        for command, argv, message in BAD_ARGUMENTS
+    ],
 )
 def test_bad_arguments_are_refused_before_any_work(capsys, command, argv, message):
     assert refused(capsys, command, argv).startswith(message)
@@ -372,7 +226,9 @@ HELP_DEFAULTS = {
 }
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize(
+    "command", [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS]
+)
 def test_help_shows_the_defaults(capsys, command):
     with pytest.raises(SystemExit) as exit_info:
         COMMANDS[command](["--help"])

@@ -1,5 +1,6 @@
-"""The CPU ladder: legal asks under every preset, determinism, each level's defining trait on
-exact positions, and the ladder itself on a reduced budget.
+"""The CPU levels (``gofish_env.cpus``): legal asks under every preset, determinism, each
+level's defining trait on exact positions, and their speed. The ladder that measures them
+against each other is tested in tests/test_ladder.py.
 
 Positions are built with ``helpers.position`` (named hands, the pool's top cards named, every
 other card after them in the pool, or with ``rest=seat`` laid as that seat's catches).
@@ -11,7 +12,6 @@ from __future__ import annotations
 import pytest
 from helpers import position, rank
 
-from gofish_baselines.ladder import LADDER, measure
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU, CPU_LEVELS, RECENT_ASKS, EasyCPU, NormalCPU, make_cpu
 from gofish_env.evaluation import Measurement, make_entrants, play_deals
@@ -91,11 +91,6 @@ def test_cpus_play_match_play(name):
 def test_make_cpu_refuses_an_unknown_level():
     with pytest.raises(ValueError, match="unknown level 'grandmaster'; allowed: random"):
         make_cpu("grandmaster")
-
-
-def test_every_ladder_level_is_registered():
-    assert list(LADDER) == ["random", "easy", "normal", "hard", "expert"]
-    assert all(name in CPU_LEVELS for name in LADDER)
 
 
 # ----------------------------------------------------------------------------- determinism
@@ -408,29 +403,6 @@ def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
         assert make_cpu("expert", seed=seed).choose(view) in {(1, SEVEN), (1, NINE), (1, FIVE)}
 
 
-def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
-    # Whole games: the bounds a CPU decides with always contain the true counts, and
-    # often prove a holding the history alone does not (hand sizes, the pool's capacity).
-    sharper = 0
-    for seed in range(40):
-        rules = Rules(players=3 + seed % 3)
-        game = Game(rules, seed)
-        tracker = KnowledgeTracker(game)
-        cpus = [make_cpu("hard", seed=seat) for seat in range(rules.players)]
-        while not game.is_over:
-            seat = game.current_player
-            view = tracker.view(seat)
-            low, high = view.least, view.most
-            for other in range(rules.players):
-                truth = game.hand_counts(other)
-                assert all(low[other] <= truth) and all(truth <= high[other])
-            # The pool's capacity proves holdings the history alone does not.
-            if view.pool_size:
-                sharper += int((low > tracker.public.least).any())
-            game.ask(*cpus[seat].choose(view))
-    assert sharper > 0
-
-
 # ----------------------------------------------------------------------------- speed
 
 
@@ -441,29 +413,3 @@ def test_every_cpu_decides_in_about_a_millisecond():
         records = play_deals(Measurement(entrants, rules, 0, [(0, 0, 0, 0)]), deals=2)
         (milliseconds,) = decision_milliseconds(records, 1)
         assert milliseconds < 2.0, name
-
-
-# ----------------------------------------------------------------------------- the ladder
-
-# (players, duplicate deals) per format: the stronger of each adjacent pair must win more
-# than its fair share. About a minute in all.
-LADDER_BUDGET = {2: 1500, 4: 300}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("players", sorted(LADDER_BUDGET))
-@pytest.mark.parametrize("step", range(len(LADDER) - 1))
-def test_each_ladder_step_beats_the_one_below(players, step):
-    weak, strong = LADDER[step], LADDER[step + 1]
-    result = measure(strong, weak, players, LADDER_BUDGET[players], seed=2024)
-    assert result.truncated == 0
-    assert result.score > 1.0 / players, (strong, weak, players, result.score)
-
-
-def test_measure_counts_shared_wins_fairly():
-    # Two copies of the same CPU: every game's win share sums to 1 over the seats, so the
-    # one "stronger" seat gets a fair share on average over the rotated deals.
-    result = measure("random", "random", 3, 60, seed=1)
-    assert 0.15 < result.score < 0.52
-    assert result.low < result.score < result.high
-    assert result.games == 180

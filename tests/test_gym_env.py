@@ -1,6 +1,6 @@
-"""The Gymnasium single-agent env (issue 3): the checkers, registration, seats, opponents,
-rewards summed over the opponents' turns (the final one included), illegal actions, vector
-envs with MaskablePPO, every preset, copies.
+"""The Gymnasium single-agent env (issue 3): the checkers, registration, seats, opponents (a
+saved agent is checked against the table), rewards summed over the opponents' turns (the
+final one included), illegal actions, vector envs with MaskablePPO, every preset, copies.
 
 Positions come from ``helpers.position`` (see tests/test_aec_env.py). Rank indices:
 5 -> 3, 7 -> 5, 8 -> 6, 9 -> 7, 10 -> 8, Q -> 10, K -> 11.
@@ -21,10 +21,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
-from helpers import position, rank
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from helpers import MISMATCH_4_TO_3, position, rank
 
 from gofish_env import GoFishEnv, IllegalAsk, Rules
+from gofish_env.agent_files import AgentFileError
 from gofish_env.cards import RANK_POINTS
 from gofish_env.cpus import RandomCPU
 from gofish_env.events import Ask, Catch, GameOver
@@ -63,8 +63,11 @@ def play_episode(env: GoFishEnv, rng: random.Random, seed: int | None = None):
 # ----------------------------------------------------------------------------- checkers
 
 
+@pytest.mark.torch  # SB3's checker
 @pytest.mark.parametrize("name", PRESETS)
 def test_gymnasium_and_sb3_env_checkers_pass(name):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
     rules = Rules.preset(name, players=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any checker warning fails the test
@@ -200,6 +203,12 @@ def test_opponents_by_name_or_cpu_object_play_legal_asks(opponents):
 def test_bad_opponents_raise(opponents, match):
     with pytest.raises(ValueError, match=match):
         GoFishEnv(players=4, opponents=opponents)
+
+
+@pytest.mark.torch  # the saved agents
+def test_a_mismatched_model_opponent_is_refused_when_the_env_is_built(agents):
+    with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
+        GoFishEnv(players=3, opponents=f"model:{agents['recorded']}")
 
 
 # ----------------------------------------------------------------------------- rewards
@@ -455,6 +464,7 @@ def make_env(seed: int, opponents="random"):
 
 
 @pytest.mark.slow
+@pytest.mark.torch
 def test_maskable_ppo_trains_in_dummy_vec_env_and_the_model_becomes_an_opponent(tmp_path):
     MaskablePPO, get_action_masks, DummyVecEnv, _ = _sb3()
     vec = DummyVecEnv([make_env(0), make_env(1)])
@@ -485,6 +495,7 @@ def test_maskable_ppo_trains_in_dummy_vec_env_and_the_model_becomes_an_opponent(
 
 
 @pytest.mark.slow
+@pytest.mark.torch
 def test_maskable_ppo_trains_in_subproc_vec_env():
     MaskablePPO, get_action_masks, _, SubprocVecEnv = _sb3()
     vec = SubprocVecEnv([make_env(2), make_env(3)])
@@ -526,6 +537,7 @@ def test_the_environments_page_has_examples():
 
 
 @pytest.mark.slow
+@pytest.mark.torch  # _sb3() for every example; one of them trains MaskablePPO
 @pytest.mark.parametrize(("code", "output"), doc_examples())
 def test_environments_doc_example_runs_and_prints_what_the_page_shows(code, output):
     _sb3()  # one torch thread: the training example stays quick on a busy machine

@@ -16,6 +16,7 @@ import pytest
 from helpers import position, rank
 
 from gofish_env import Game, Rules
+from gofish_env.cpus import make_cpu
 from gofish_env.events import Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.knowledge import KnowledgeTracker
 
@@ -452,3 +453,26 @@ def test_compiled_bounds_equal_the_numpy_reference(rules, games):
     # Not only trivial positions (two players with the whole deck dealt know everything).
     everything_known = rules.players == 2 and Game(rules, seed=0).pool_size == 0
     assert differing_ranks > 0 or everything_known
+
+
+def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
+    # Whole games: the bounds a CPU decides with always contain the true counts, and
+    # often prove a holding the history alone does not (hand sizes, the pool's capacity).
+    sharper = 0
+    for seed in range(40):
+        rules = Rules(players=3 + seed % 3)
+        game = Game(rules, seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("hard", seed=seat) for seat in range(rules.players)]
+        while not game.is_over:
+            seat = game.current_player
+            view = tracker.view(seat)
+            low, high = view.least, view.most
+            for other in range(rules.players):
+                truth = game.hand_counts(other)
+                assert all(low[other] <= truth) and all(truth <= high[other])
+            # The pool's capacity proves holdings the history alone does not.
+            if view.pool_size:
+                sharper += int((low > tracker.public.least).any())
+            game.ask(*cpus[seat].choose(view))
+    assert sharper > 0

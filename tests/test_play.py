@@ -1,4 +1,5 @@
-"""Playing in the terminal, driven end to end by scripted input."""
+"""Playing in the terminal (``gofish_env.play``), driven end to end by scripted input; a
+saved agent at the table is checked against it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import itertools
 import re
 
 import pytest
+from helpers import MISMATCH_4_TO_3, usage_error
 
 from gofish_env import Game, Rules
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
@@ -195,6 +197,7 @@ def test_pass_and_play_from_the_command_line_asks_before_showing_a_hand():
     assert "seat 0 (player 1) to ask" in transcript[first_hand][1]
 
 
+@pytest.mark.torch
 def test_watching_cpus_and_a_saved_model_play_a_whole_game(tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -241,3 +244,13 @@ def test_seats_and_cpu_specs_from_the_command_line():
         main(["--cpus", "wizard"], input_fn=scripted([]), output=lambda text: None)
     with pytest.raises(SystemExit):
         main(["--seat", "4"], input_fn=scripted([]), output=lambda text: None)
+
+
+def play_main(argv):
+    return main(argv, input_fn=lambda prompt: "quit", output=lambda text: None)
+
+
+@pytest.mark.torch  # the saved agents
+def test_play_refuses_a_model_seat_trained_for_another_table(agents, capsys):
+    argv = ["--players", "3", "--humans", "0", "--cpus", f"model:{agents['recorded']}"]
+    assert MISMATCH_4_TO_3 in usage_error(capsys, play_main, argv)

@@ -15,6 +15,8 @@ from gofish_training.agents import load_model
 from gofish_training.imitation import collect_demonstrations, pretrain
 from gofish_training.policies import OPPONENT_RANK_SECTIONS, AskScoringPolicy, ask_feature_index
 
+pytestmark = pytest.mark.torch
+
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(players=3), Rules.preset("authors")])
 def test_each_ask_reads_the_cells_about_its_target_and_rank(rules):

@@ -16,7 +16,17 @@ def test_readme_has_examples():
     assert len(BLOCKS) >= 4
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
+# An example that trains with sb3-contrib needs the train extra.
+NEEDS_TORCH = re.compile(r"^\s*(from|import) (torch|sb3_contrib|stable_baselines3)\b", re.M)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        pytest.param(index, marks=pytest.mark.torch if NEEDS_TORCH.search(block) else ())
+        for index, block in enumerate(BLOCKS)
+    ],
+)
 def test_readme_example_runs(index):
     code = BLOCKS[index].replace("learn(10_000)", "learn(256)")
     with warnings.catch_warnings():

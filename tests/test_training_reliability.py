@@ -19,6 +19,8 @@ from gofish_env.agent_files import read_agent_rules
 from gofish_env.rules import Rules
 from gofish_training import train
 
+pytestmark = pytest.mark.torch
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = [
     "--timesteps",
@@ -45,19 +47,6 @@ TINY = [
 ]
 # Long enough to be stopped in the middle; each rollout is 256 steps.
 LONG = [*TINY[2:], "--timesteps", "200000", "--checkpoint-every", "256", "--eval-every", "2048"]
-
-
-@pytest.fixture
-def busy_cores():
-    """Busy loops on every core, as other programs on a user's machine would keep them."""
-    loops = [
-        subprocess.Popen(["nice", "-n", "5", sys.executable, "-c", "while True: pass"])
-        for _ in range(os.cpu_count() or 2)
-    ]
-    yield
-    for loop in loops:
-        loop.kill()
-        loop.wait()
 
 
 def parameters(model_file: Path) -> list[np.ndarray]:

@@ -17,6 +17,8 @@ from gofish_training.vec_env import (
     TimedMaskedVecEnv,
 )
 
+pytestmark = pytest.mark.torch
+
 
 def builders(count: int = 2):
     return [
@@ -148,3 +150,25 @@ def test_workers_ignore_ctrl_c_so_the_learner_can_save_first():
     assert all(process.is_alive() for process in venv.processes)
     venv.close()
     assert not any(process.is_alive() for process in venv.processes)
+
+
+def test_vec_env_serves_the_same_masks_as_the_envs():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from gofish_training.vec_env import TimedMaskedVecEnv
+
+    envs = [lambda k=k: GoFishEnv(players=3, opponents="random", seat=k) for k in range(2)]
+    venv = TimedMaskedVecEnv(DummyVecEnv(envs))
+    venv.seed(4)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    episodes_ended = 0
+    for _ in range(300):
+        served = venv.env_method("action_masks")
+        direct = venv.venv.env_method("action_masks")
+        assert all(np.array_equal(a, b) for a, b in zip(served, direct, strict=True))
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in served]
+        _, _, dones, _ = venv.step(np.array(actions))
+        episodes_ended += int(dones.sum())
+    assert episodes_ended > 0  # masks after an automatic reset were checked too
+    assert venv.seconds > 0

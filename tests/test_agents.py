@@ -1,0 +1,78 @@
+"""The agent loader of the train extra (``gofish_training.agents``): saved and loaded
+MaskablePPO models as seat players, found by ``gofish_env`` through its entry point."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+
+from gofish_env import raw_env
+from gofish_env.agent_files import AgentFileError
+from gofish_env.gym_env import GoFishEnv
+from gofish_env.players import make_player
+from gofish_training import agents
+
+pytestmark = pytest.mark.torch
+
+
+def seat_actions(player, seed: int) -> list[int]:
+    """``player`` at every seat of a 3-player game: its actions, each checked legal."""
+    env = raw_env(players=3)
+    env.reset(seed=seed)
+    player.reset(seed)
+    actions = []
+    while not env.game.is_over and not env.truncations[env.agent_selection]:
+        turn = env.turn(env.game.current_player)
+        action = player.act(turn)
+        assert turn.action_mask[action] == 1
+        actions.append(action)
+        env.step(action)
+    return actions
+
+
+def test_a_maskable_ppo_model_plays_legal_actions_drawn_from_its_players_own_seed():
+    model = MaskablePPO("MlpPolicy", GoFishEnv(players=3), n_steps=64, batch_size=64, seed=0)
+    player = agents.model_player(model)
+    assert isinstance(player, agents.MaskablePPOPlayer) and player.model is model
+    assert isinstance(make_player(model), agents.MaskablePPOPlayer)  # through the entry point
+    first = seat_actions(player, 3)
+    torch.manual_seed(123)  # the global torch generator plays no part
+    assert seat_actions(agents.model_player(model), 3) == first
+    assert seat_actions(player, 4) != first
+    # Deterministic: the most likely legal action.
+    greedy = agents.model_player(model, deterministic=True)
+    env = raw_env(players=3)
+    env.reset(seed=5)
+    turn = env.turn(env.game.current_player)
+    observation = torch.as_tensor(turn.observation[None])
+    with torch.no_grad():
+        distribution = model.policy.get_distribution(observation, turn.action_mask[None])
+    probs = distribution.distribution.probs[0].numpy()
+    assert greedy.act(turn) == int(np.argmax(np.where(turn.action_mask, probs, -1.0)))
+    assert agents.model_player(object()) is None  # not its kind of model
+
+
+def test_load_model_reports_a_file_sb3_cannot_load_in_one_line(tmp_path):
+    path = tmp_path / "broken.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", "not what SB3 writes")
+    with pytest.raises(AgentFileError, match=rf"^cannot load model file {re.escape(str(path))}: "):
+        agents.load_model(str(path))
+    with pytest.raises(AgentFileError) as caught:
+        agents.load_agent(str(path))
+    assert "\n" not in str(caught.value)
+
+
+def test_model_can_be_a_gym_opponent(tmp_path):
+    env = GoFishEnv(players=3, opponents="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu")
+    path = tmp_path / "opponent.zip"
+    model.save(path)
+    opponent_env = GoFishEnv(players=3, opponents=f"model:{path}")
+    _observation, info = opponent_env.reset(seed=0)
+    assert np.any(info["action_mask"])
