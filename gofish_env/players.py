@@ -193,8 +193,13 @@ def _agent_loaders() -> tuple[Any, ...]:
     A loader is a module with ``load_agent(path, deterministic) -> SeatPlayer`` and
     ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
     model). So this package imports nothing of the training side."""
-    found = sorted(entry_points(group=AGENT_LOADERS), key=lambda point: point.name)
-    return tuple(point.load() for point in found)
+    loaders = []
+    for point in sorted(entry_points(group=AGENT_LOADERS), key=lambda point: point.name):
+        try:
+            loaders.append(point.load())
+        except ImportError:  # its package is installed, the libraries it needs are not
+            continue
+    return tuple(loaders)
 
 
 def model_player(model: Any, deterministic: bool = False) -> SeatPlayer:

@@ -10,11 +10,6 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-if [[ "$extras" == *dev* ]]; then
-    # tests/test_architecture.py builds the wheel with this venv's setuptools (no build
-    # isolation); the SPDX license string in pyproject.toml needs setuptools 77 or later.
-    "$venv/bin/python" -m pip install --quiet "setuptools>=77"
-fi
 if [[ "$extras" == *train* || "$extras" == *ecosystem* ]]; then
     "$venv/bin/python" -m pip install --quiet "torch==2.13.0"
 fi

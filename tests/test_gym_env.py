@@ -603,3 +603,25 @@ def test_infos_are_numbers_and_fixed_shape_arrays_with_the_same_keys_every_step(
             int(seat in env.aec.game.winners) for seat in range(3)
         ]
         assert not any(info["winners"].any() for info in infos[:-1])
+
+
+def test_the_docstring_is_a_full_spec_generated_from_the_layout():
+    from gofish_env.gym_env import INFO_KEYS
+    from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
+
+    doc = GoFishEnv.__doc__
+    headings = [line for line in doc.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "## Description",
+        "## Action space",
+        "## Observation space",
+        "## Starting state",
+        "## Rewards",
+        "## Episode end",
+        "## Info",
+        "## Arguments",
+        "## Version history",
+    ]
+    assert ObservationLayout(Rules(), DEFAULT_HISTORY).markdown() in doc
+    assert all(f"| ``{key}`` |" in doc for key in INFO_KEYS)
+    assert 'get_wrapper_attr("action_masks")' in doc

@@ -37,3 +37,9 @@ def test_measure_counts_shared_wins_fairly():
     assert 0.15 < result.score < 0.52
     assert result.low < result.score < result.high
     assert result.games == 180
+
+
+def test_a_measurement_is_the_same_in_one_or_two_worker_processes():
+    one = measure("easy", "random", 3, 6, seed=4)
+    two = measure("easy", "random", 3, 6, seed=4, workers=2)
+    assert (one.score, one.low, one.high, one.truncated) == (two.score, two.low, two.high, 0)

@@ -7,6 +7,7 @@ against the table it is to play at."""
 from __future__ import annotations
 
 import random
+import zipfile
 from collections import Counter
 
 import numpy as np
@@ -225,3 +226,36 @@ def test_a_model_opponent_is_checked_against_the_rules_it_is_given(agents):
     with pytest.raises(AgentFileError, match="under set_size=2"):
         make_player(f"mix:random,model:{agents['run']}", Rules.preset("pairs"))
     make_player(f"model:{agents['checkpoint']}", Rules(players=4))
+
+
+class UnloadablePoint:
+    """An entry point whose package is installed but cannot import its libraries."""
+
+    name = "sb3"
+
+    def load(self):
+        raise ModuleNotFoundError("No module named 'torch'")
+
+
+def test_without_an_importable_agent_loader_a_saved_agent_is_refused_in_one_line(
+    tmp_path, monkeypatch
+):
+    from gofish_env import players
+
+    saved = tmp_path / "agent.zip"
+    with zipfile.ZipFile(saved, "w") as archive:
+        archive.writestr("data", "{}")  # what read_agent_rules looks for in an SB3 zip
+    monkeypatch.setattr(players, "entry_points", lambda group: [UnloadablePoint()])
+    players._agent_loaders.cache_clear()
+    try:
+        assert players._agent_loaders() == ()
+        with pytest.raises(AgentFileError, match=r"^model file not found: nowhere\.zip$"):
+            load_agent("nowhere.zip")
+        with pytest.raises(AgentFileError) as refused:
+            make_player(f"model:{saved}")
+        assert str(refused.value) == (
+            f"cannot load {saved}: no agent loader is installed; saved agents need the train "
+            "extra (pip install 'gofish-env[train]')"
+        )
+    finally:
+        players._agent_loaders.cache_clear()

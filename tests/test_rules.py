@@ -308,3 +308,15 @@ def test_exact_card_asks_name_52_cards_or_53_with_jokers():
     assert Rules().ask_count == 13
     assert Rules(ask_for="card").ask_count == 52
     assert Rules(ask_for="card", set_size=2, jokers=True).ask_count == 53
+
+
+def test_resolve_takes_a_preset_name_or_rules_and_a_player_count_that_agrees():
+    assert Rules.resolve() == Rules(players=4)
+    assert Rules.resolve(3, "pairs") == Rules.preset("pairs", players=3)
+    assert Rules.resolve(None, Rules(players=5)) == Rules(players=5)
+    with pytest.raises(ValueError, match=r"players: got 3 but rules\.players is 5"):
+        Rules.resolve(3, Rules(players=5))
+    with pytest.raises(ValueError, match="unknown preset 'chess'"):
+        Rules.resolve(4, "chess")
+    with pytest.raises(ValueError, match="rules: got 7"):
+        Rules.resolve(4, 7)

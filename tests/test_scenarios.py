@@ -1,4 +1,4 @@
-"""One scenario per rule and per house rule of RULES.md, each from an exact position.
+"""One scenario per rule and per house rule of docs/rules.md, each from an exact position.
 
 Positions are built with ``helpers.position``: the hands named, the pool's top cards named,
 and every other card after them in the pool in deck order (2C 2D 2H 2S 3C ...), or with
@@ -421,7 +421,8 @@ def test_player_to_move_with_no_legal_ask_passes():
 
 
 def test_taking_the_last_card_from_the_only_hand_left_to_ask_ends_the_turn_even_on_a_hit():
-    # Seed 002 (ocean rules): seat 2 is empty and waiting; seat 0 takes seat 1's last card.
+    # The short page's example (ocean rules): seat 2 is empty and waiting; seat 0 takes seat
+    # 1's last card.
     rules = Rules.preset("ocean", players=3)
     game = position(["7H 9C", "7C", ""], pool_top=["KD", "KH"], rules=rules)
     events = game.ask(1, "7")
@@ -464,8 +465,9 @@ def test_game_ends_when_the_last_catch_is_laid():
     )
 
 
-def test_most_catches_wins_worked_example_001():
-    # 001: 3 players, 7 each and 31 in the pool; the game ends 4 / 5 / 4 and the 5 wins.
+def test_most_catches_wins_the_family_pages_worked_example():
+    # The family page's example: 3 players, 7 each and 31 in the pool; the game ends
+    # 4 / 5 / 4 and the 5 wins.
     deal = Game(Rules(players=3), seed=0).events[0]
     assert deal.hand_sizes == (7, 7, 7) and deal.pool_size == 31
     game = position(
@@ -481,7 +483,8 @@ def test_most_catches_wins_worked_example_001():
 
 
 def _tiebreak_position(rules: Rules) -> Game:
-    # 000: 5, 10, Q, K = 40 against A, 4, 6, 7 = 31, both with four catches.
+    # The card-table rules' example: 5, 10, Q, K = 40 against A, 4, 6, 7 = 31, both with four
+    # catches.
     return position(
         ["", "", "JS", "JC JD JH"],
         catches=[["5", "10", "Q", "K"], ["A", "4", "6", "7"], ["2", "3", "8"], ["9"]],
@@ -490,7 +493,7 @@ def _tiebreak_position(rules: Rules) -> Game:
     )
 
 
-def test_level_on_catches_is_won_on_tiebreak_points_worked_example_000():
+def test_level_on_catches_is_won_on_tiebreak_points_the_card_table_example():
     game = _tiebreak_position(Rules())
     assert game.tiebreak_points(0) == 40
     assert game.tiebreak_points(1) == 31
@@ -850,7 +853,7 @@ def test_every_preset_plays_a_full_game_to_its_end(name, players):
 # --------------------------------------------------------------------------- worked examples
 
 
-def test_worked_example_004_a_turn_that_carries_on_then_ends():
+def test_the_bicycle_pagat_example_a_turn_that_carries_on_then_ends():
     you, leo, maya = 0, 1, 2
     game = position(
         ["7H 7C QS 4D 9C", "7S 2C 3C 5C 6C", "2D 3D 5D 6D 8C", "8D 8H 10C JC KC"],

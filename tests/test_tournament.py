@@ -43,7 +43,6 @@ def test_bad_entrants_and_arguments_are_refused_with_the_reason():
 # ---------------------------------------------------------------------- output
 
 
-@pytest.mark.torch  # the chart: matplotlib comes with the train extra
 def test_results_are_written_as_json_csv_and_png(tmp_path):
     result = run_tournament([LEVEL, LEVEL], players=2, games=6, seed=1)
     paths = result.write(tmp_path / "out")
@@ -62,7 +61,6 @@ def test_results_are_written_as_json_csv_and_png(tmp_path):
     assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.torch  # the chart: matplotlib comes with the train extra
 def test_the_cli_runs_end_to_end(tmp_path, capsys):
     out = tmp_path / "tour"
     result = main(
@@ -94,7 +92,6 @@ def test_progress_is_reported_as_games_finish(capsys):
 # ---------------------------------------------------------------------- the command line
 
 
-@pytest.mark.torch  # the chart: matplotlib comes with the train extra
 def test_tournament_says_when_it_replaces_earlier_results(tmp_path, capsys):
     argv = ["--cpus", "random,easy", "--games", "4", "--out", str(tmp_path), "--no-progress"]
     main(argv)
