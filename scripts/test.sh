@@ -4,7 +4,7 @@
 # user without the train extra would (tests/conftest.py: the torch marker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_venv.sh "train,dev,ecosystem"
+bash scripts/setup_venv.sh "train,dev,ecosystem,rllib"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -n 2 -q "$@"

@@ -1,7 +1,8 @@
 """Fixtures shared by the test modules, and the ``torch`` marker.
 
-Tests that need the ``train`` extra (torch, stable-baselines3, sb3-contrib) or the
-``ecosystem`` extra (TorchRL, Tianshou, SuperSuit, Shimmy) are marked ``torch``; a module
+Tests that need the ``train`` extra (torch, stable-baselines3, sb3-contrib), the
+``ecosystem`` extra (TorchRL, Tianshou, SuperSuit, Shimmy) or the ``rllib`` extra (Ray
+RLlib) are marked ``torch``; a module
 that needs them throughout says so with ``pytestmark = pytest.mark.torch``. Without those
 extras, ``python -m pytest -m "not torch"`` runs everything else: the modules marked
 ``torch`` as a whole are not collected (they import those libraries when they load), and
@@ -27,12 +28,12 @@ from gofish_env.rules import Rules
 
 # What the train and ecosystem extras bring that the tests marked ``torch`` import.
 EXTRAS = ("torch", "stable_baselines3", "sb3_contrib")
-EXTRAS += ("torchrl", "tianshou", "supersuit", "shimmy")
+EXTRAS += ("torchrl", "tianshou", "supersuit", "shimmy", "ray")
 MISSING = [name for name in EXTRAS if importlib.util.find_spec(name) is None]
 USAGE = (
-    "the tests marked 'torch' need the train and ecosystem extras, which are not all "
+    "the tests marked 'torch' need the train, ecosystem and rllib extras, which are not all "
     "installed here (missing: {missing}). Install them (bash scripts/setup_venv.sh "
-    'train,dev,ecosystem) or leave those tests out: python -m pytest -m "not torch"'
+    'train,dev,ecosystem,rllib) or leave those tests out: python -m pytest -m "not torch"'
 )
 TORCH_MARK = re.compile(r"\bmark\.torch\b")
 

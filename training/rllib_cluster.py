@@ -10,7 +10,8 @@
 An address that nothing answers fails within ``CONNECT_TIMEOUT`` seconds, with a message:
 Ray itself waits 30 s (Ray Client) or minutes (a GCS address) before giving up. A cluster
 with fewer CPUs than the EnvRunners ask for is refused before any actor is created, since
-Ray would wait for them forever.
+Ray would wait for them forever. A Ray already started in this process (a notebook's, a
+test's) is used as it is, and left running.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
     if address not in ("", "auto"):
         check_reachable(address)
     quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if address == "" and ray.is_initialized():  # a notebook's or a test's own Ray
+        yield check_resources(env_runners, cpus_per_runner)
+        return
     try:
         if address == "":
             cpus = max(os.cpu_count() or 1, int(env_runners * cpus_per_runner + 0.999))
@@ -71,13 +75,18 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
         hint = "start one with: ray start --head" if address == "auto" else "check the address"
         raise ClusterError(f"--address {address}: {error} ({hint})") from None
     try:
-        resources = ray.cluster_resources()
-        needed = env_runners * cpus_per_runner
-        if resources.get("CPU", 0) < needed:
-            raise ClusterError(
-                f"--env-runners {env_runners}: the cluster has {resources.get('CPU', 0):g} "
-                f"CPUs and the EnvRunners need {needed:g}; add nodes or use fewer runners"
-            )
-        yield resources
+        yield check_resources(env_runners, cpus_per_runner)
     finally:
         ray.shutdown()
+
+
+def check_resources(env_runners: int, cpus_per_runner: float) -> dict:
+    """The cluster's resources; ``ClusterError`` if the EnvRunners cannot all be placed."""
+    resources = ray.cluster_resources()
+    needed = env_runners * cpus_per_runner
+    if resources.get("CPU", 0) < needed:
+        raise ClusterError(
+            f"--env-runners {env_runners}: the cluster has {resources.get('CPU', 0):g} CPUs "
+            f"and the EnvRunners need {needed:g}; add nodes or use fewer runners"
+        )
+    return resources
