@@ -41,7 +41,7 @@ def play(env: GoFishMultiAgentEnv, seed: int, chooser: np.random.Generator):
         ((agent, observation),) = observations.items()
         legal = np.flatnonzero(observation["action_mask"])
         result = env.step({agent: int(chooser.choice(legal))})
-        observations, rewards, terminated, truncated, infos = result
+        observations, rewards, terminated, truncated, _ = result
         steps.append((observations, rewards))
         if terminated["__all__"] or truncated["__all__"]:
             return steps, result
@@ -62,9 +62,7 @@ def test_rllibs_env_check_passes_with_its_unmasked_random_actions():
 
 def test_selfplay_exposes_every_seat_and_pays_every_catch():
     env = GoFishMultiAgentEnv({"players": 4, "opponents": "selfplay"})
-    steps, (observations, rewards, terminated, _, infos) = play(
-        env, 7, np.random.default_rng(0)
-    )
+    steps, (observations, rewards, terminated, _, infos) = play(env, 7, np.random.default_rng(0))
     assert env.agents == [f"learner_{seat}" for seat in range(4)]
     assert set(observations) == set(rewards) == set(env.agents)
     assert terminated == {**dict.fromkeys(env.agents, True), "__all__": True}
@@ -86,7 +84,7 @@ def test_each_step_shows_only_the_seat_to_move():
     env = GoFishMultiAgentEnv({"players": 3})
     steps, _ = play(env, 3, np.random.default_rng(1))
     for observations, _ in steps[:-1]:
-        ((agent, observation),) = observations.items()
+        ((_, observation),) = observations.items()
         assert observation["action_mask"].any()
 
 
@@ -94,7 +92,7 @@ def test_cpu_seats_are_played_inside_and_never_exposed():
     env = GoFishMultiAgentEnv({"players": 4, "opponents": "easy"})
     chooser = np.random.default_rng(2)
     for seed in range(5):
-        steps, (observations, rewards, *_rest) = play(env, seed, chooser)
+        steps, _ = play(env, seed, chooser)
         (learner,) = env.agents
         assert role_of(learner) == "learner"
         assert all(set(obs) == {learner} for obs, _ in steps)
@@ -151,7 +149,7 @@ def test_an_illegal_ask_raises_its_reason_and_changes_nothing_on_request():
     ((agent, observation),) = observations.items()
     before = env.aec.game.num_events
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
-    with pytest.raises(IllegalAsk, match="you may only ask|cannot ask"):
+    with pytest.raises(IllegalAsk, match=r"you may only ask|cannot ask"):
         env.step({agent: illegal})
     assert env.aec.game.num_events == before
     legal = int(np.flatnonzero(observation["action_mask"])[0])
@@ -212,9 +210,7 @@ def test_the_module_never_picks_an_illegal_action_even_when_it_prefers_one():
     while steps < 3000:
         ((agent, observation),) = observations.items()
         batch = {
-            Columns.OBS: {
-                key: torch.as_tensor(value[None]) for key, value in observation.items()
-            }
+            Columns.OBS: {key: torch.as_tensor(value[None]) for key, value in observation.items()}
         }
         explore = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
         infer = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
@@ -231,9 +227,7 @@ def test_the_module_refuses_an_observation_without_a_mask():
     from gymnasium import spaces
 
     with pytest.raises(ValueError, match="allowed: a Dict with 'observation' and 'action_mask'"):
-        MaskedActorCritic(
-            observation_space=spaces.Box(0, 1, (4,)), action_space=spaces.Discrete(2)
-        )
+        MaskedActorCritic(observation_space=spaces.Box(0, 1, (4,)), action_space=spaces.Discrete(2))
 
 
 def test_learner_agents_map_to_the_learner_and_snapshots_to_a_fixed_slot():
