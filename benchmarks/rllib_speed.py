@@ -73,7 +73,9 @@ def build_algorithm(runners: int, envs: int, baseline: bool, seed: int):
             config.environment("gofish_pettingzoo", env_config={}, disable_env_checking=True)
             .env_runners(num_envs_per_env_runner=1, episodes_to_numpy=True)
             .multi_agent(
-                policies={"shared"}, policy_mapping_fn=lambda agent, episode, **kw: "shared"
+                policies={"shared"},
+                policy_mapping_fn=lambda agent, episode, **kw: "shared",
+                policies_to_train=["shared"],
             )
             .rl_module(rl_module_spec=setup.module_spec().rl_module_specs["learner"])
             .callbacks([])
