@@ -91,13 +91,15 @@ def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, capsys):
     assert "CPU level" in capsys.readouterr().out  # the win-rate table
 
 
-def test_a_checkpoint_restores_to_the_same_actions(tmp_path):
+def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path):
     rllib_train.main([*TINY, "--env-runners", "1", "--out", str(tmp_path)])
     folder = run_folder(tmp_path)
     run = rllib_train.open_run(["--resume", str(folder)])
     config = rllib_train.build_config(run)
     spec = rllib_train.learner_spec(config, run.args)
     trained = load_module(folder / "module", Rules(players=4))
+    with pytest.raises(AgentFileError, match="trained for 4 players"):
+        load_module(folder / "module", Rules(players=3))
     algorithm = config.build_algo()
     try:
         algorithm.restore_from_path((folder / rllib_train.CHECKPOINT).resolve())
@@ -118,12 +120,6 @@ def test_a_checkpoint_restores_to_the_same_actions(tmp_path):
     for sampler in samplers:
         sampler.reset(7)
     assert [samplers[0].act(t) for t in turns(4, 50)] == [samplers[1].act(t) for t in turns(4, 50)]
-
-
-def test_an_exported_module_for_another_table_is_refused(tmp_path):
-    rllib_train.main([*TINY, "--env-runners", "1", "--out", str(tmp_path)])
-    with pytest.raises(AgentFileError, match="trained for 4 players"):
-        load_module(run_folder(tmp_path) / "module", Rules(players=3))
 
 
 def test_a_resumed_run_goes_on_to_its_new_budget(tmp_path):

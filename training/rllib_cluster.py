@@ -7,6 +7,12 @@
 - ``"HOST:PORT"``: join the cluster whose head is there (``ray start --head`` prints it).
 - ``"ray://HOST:PORT"``: connect through Ray Client (the head's client port, 10001).
 
+Ray 2.59+ protects the clusters it starts on a machine with a token (``~/.ray/auth_token``);
+a program joining by address must send it. When ``RAY_AUTH_MODE`` is not set and a token is
+at hand (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or that file), joining turns token
+mode on, as ``ray.init()`` does for a cluster it starts (a cluster without authentication
+ignores the token).
+
 An address that nothing answers fails within ``CONNECT_TIMEOUT`` seconds, with a message:
 Ray itself waits 30 s (Ray Client) or minutes (a GCS address) before giving up. A cluster
 with fewer CPUs than the EnvRunners ask for is refused before any actor is created, since
@@ -62,6 +68,8 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
     if address not in ("", "auto"):
         check_reachable(address)
     quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if address:
+        send_token_if_at_hand()
     if address == "" and ray.is_initialized():  # a notebook's or a test's own Ray
         yield check_resources(env_runners, cpus_per_runner)
         return
@@ -72,12 +80,32 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
         else:
             ray.init(address=address, **quiet)
     except ConnectionError as error:
-        hint = "start one with: ray start --head" if address == "auto" else "check the address"
+        if address == "auto":
+            hint = "start one with: ray start --head"
+        else:
+            hint = (
+                "check the address; a cluster with token authentication needs its token "
+                "here: RAY_AUTH_TOKEN=... (ray get-auth-token on the head prints it)"
+            )
         raise ClusterError(f"--address {address}: {error} ({hint})") from None
     try:
         yield check_resources(env_runners, cpus_per_runner)
     finally:
         ray.shutdown()
+
+
+def send_token_if_at_hand() -> None:
+    """Send the machine's Ray token when joining a cluster, as ``ray.init()`` does for the
+    clusters it starts itself: Ray's own helper, which turns token mode on only when
+    ``RAY_AUTH_MODE`` is unset and a token is configured or saved. (A private helper of
+    Ray, hence the guard: without it, set ``RAY_AUTH_MODE=token`` by hand.)"""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def check_resources(env_runners: int, cpus_per_runner: float) -> dict:

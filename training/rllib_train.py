@@ -306,12 +306,14 @@ class MetricsLog:
         "kl",
     )
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, iteration: int = 0):
         from tensorboardX import SummaryWriter
 
         self.path = folder / METRICS_FILE
-        if not self.path.exists():
-            self.path.write_text(",".join(self.COLUMNS) + "\n")
+        rows = self.path.read_text().splitlines() if self.path.exists() else []
+        # Rows past the checkpoint a resumed run starts from are played again.
+        kept = [row for row in rows[1:] if int(row.split(",")[0]) <= iteration]
+        self.path.write_text("\n".join([",".join(self.COLUMNS), *kept]) + "\n")
         self.writer = SummaryWriter(str(folder / "tensorboard"))
 
     @staticmethod
@@ -394,7 +396,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
     """Iterations up to ``--iterations``: metrics every iteration, evaluations and
     checkpoints on their schedule; a stop request ends after the iteration in progress."""
     args, state = run.args, run.state
-    metrics = MetricsLog(run.folder)
+    metrics = MetricsLog(run.folder, state["iteration"])
     columns = (
         TextColumn("training"),
         BarColumn(),
