@@ -176,12 +176,16 @@ def load_agent(
     ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
     if rules is not None:
         check_agent_rules(path, rules)
-    loaders = _agent_loaders()
+    loaders = [loader for loader in _agent_loaders() if loader.handles(str(path))]
     if not loaders:
         read_agent_rules(path)  # a missing or corrupt file says so first
+        if Path(path).is_dir():
+            kind, extra = "exported RLlib modules (folders)", "rllib"
+        else:
+            kind, extra = "saved agents", "train"
         raise AgentFileError(
-            f"cannot load {path}: no agent loader is installed; saved agents need the "
-            f"train extra (pip install 'gofish-env[train]')"
+            f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
+            f"extra (pip install 'gofish-env[{extra}]')"
         )
     return loaders[0].load_agent(str(path), deterministic)
 
@@ -189,8 +193,10 @@ def load_agent(
 @lru_cache(maxsize=1)
 def _agent_loaders() -> tuple[Any, ...]:
     """The agent loaders installed packages provide, by name (entry-point group
-    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``).
-    A loader is a module with ``load_agent(path, deterministic) -> SeatPlayer`` and
+    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``, for
+    SB3 zips, the ``rllib`` extra's ``gofish_training.rllib_agents``, for exported RLlib
+    modules). A loader is a module with ``handles(path) -> bool`` (whether the saved agent
+    at ``path`` is its kind), ``load_agent(path, deterministic) -> SeatPlayer`` and
     ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
     model). So this package imports nothing of the training side."""
     loaders = []

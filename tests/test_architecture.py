@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # Each layer (a source folder) and the top-level names it must not import.
-TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
+TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard", "ray"}
 FORBIDDEN = {
     "gofish_env": {"gofish_training", "gofish_baselines", "training", "baselines"}
     | TRAINING_LIBRARIES,
@@ -84,15 +84,21 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
     entry_points = next(name for name in names if name.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()
-    for command in ("gofish-train", "gofish-evaluate", "gofish-tournament", "gofish-ladder"):
+    commands = ("gofish-train", "gofish-rllib-train", "gofish-evaluate", "gofish-tournament")
+    for command in (*commands, "gofish-ladder"):
         assert f"{command} = " in text
-    assert "[gofish_env.agent_loaders]\nsb3 = gofish_training.agents" in text
+    loaders = text.split("[gofish_env.agent_loaders]\n")[1].split("\n\n")[0].splitlines()
+    assert sorted(loaders) == [
+        "rllib = gofish_training.rllib_agents",
+        "sb3 = gofish_training.agents",
+    ]
 
 
 @pytest.mark.parametrize(
     "command",
     [
         pytest.param("gofish-train", marks=pytest.mark.torch),  # its module imports torch
+        pytest.param("gofish-rllib-train", marks=pytest.mark.torch),  # and ray
         "gofish-evaluate",
         "gofish-tournament",
         "gofish-ladder",

@@ -5,12 +5,14 @@ deals, intervals), the tournament and terminal play measure it like any other pl
 (``deterministic``, what the evaluations use) or one drawn from the masked policy with the
 player's own generator, seeded by ``reset``. ``export_module`` writes the module with the
 rules it was trained under (``gofish_env.json``), and ``load_module`` reads it back.
+
+This module is also the ``rllib`` extra's agent loader (entry point group
+``gofish_env.agent_loaders``): an exported module's folder is a player spec like a saved SB3
+zip, ``"model:runs/NAME/module"``, in ``gofish-evaluate``, the tournament and terminal play.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,12 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from gofish_env.agent_files import METADATA_ENTRY, AgentFileError
+from gofish_env.agent_files import (
+    AgentFileError,
+    check_agent_rules,
+    read_agent_rules,
+    write_agent_rules,
+)
 from gofish_env.players import Turn
 from gofish_env.rules import Rules
 from gofish_training.rllib_module import ACTION_MASK, OBSERVATION
@@ -60,30 +67,39 @@ class RLModulePlayer:
 
 def export_module(module: RLModule, folder: Path, rules: Rules) -> Path:
     """Save ``module`` to ``folder`` with the rules it was trained under."""
-    folder = Path(folder)
-    module.save_to_path(folder)
-    (folder / METADATA_ENTRY).write_text(json.dumps({"rules": dataclasses.asdict(rules)}))
-    return folder
+    module.save_to_path(Path(folder).resolve())
+    write_agent_rules(folder, rules)
+    return Path(folder)
 
 
 def load_module(folder: str | Path, rules: Rules | None = None) -> RLModule:
     """The module saved by ``export_module`` at ``folder``; with ``rules``, a module trained
-    for another table is refused (``AgentFileError``, one line)."""
-    folder = Path(folder)
-    metadata = folder / METADATA_ENTRY
-    if not metadata.is_file():
-        raise AgentFileError(f"not an exported RLlib module (no {METADATA_ENTRY}): {folder}")
+    for another table is refused. Either, or a folder that is no exported module, raises
+    ``AgentFileError`` with one line naming the folder."""
+    if rules is None:
+        read_agent_rules(folder)
+    else:
+        check_agent_rules(folder, rules)
     try:
-        trained = Rules(**json.loads(metadata.read_text())["rules"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise AgentFileError(f"cannot read {metadata}: {error}") from None
-    if rules is not None and trained != rules:
+        return RLModule.from_checkpoint(Path(folder).resolve())
+    except Exception as error:  # whatever RLlib or torch raise for a folder they cannot read
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise AgentFileError(
-            f"{folder} was trained for {trained.players} players under {trained.describe()}; "
-            f"this table is {rules.players} players under {rules.describe()}"
-        )
-    return RLModule.from_checkpoint(folder)
+            f"cannot load RLlib module {folder}: {type(error).__name__}: {first_line}"
+        ) from error
 
 
-def module_player(module: Any, deterministic: bool = True) -> RLModulePlayer:
-    return RLModulePlayer(module, deterministic)
+def handles(path: str) -> bool:
+    """Exported RLlib modules are folders."""
+    return Path(path).is_dir()
+
+
+def load_agent(path: str, deterministic: bool = False) -> RLModulePlayer:
+    """The exported module at ``path`` as a player (``gofish_env.players.load_agent``)."""
+    return RLModulePlayer(load_module(path), deterministic)
+
+
+def model_player(model: Any, deterministic: bool = False) -> RLModulePlayer | None:
+    """An RLModule as a player (``gofish_env.players.model_player``); None for any other
+    kind of model."""
+    return RLModulePlayer(model, deterministic) if isinstance(model, RLModule) else None
