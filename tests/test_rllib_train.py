@@ -17,6 +17,7 @@ import ray
 
 from gofish_env.aec_env import raw_env
 from gofish_env.agent_files import AgentFileError
+from gofish_env.players import make_player
 from gofish_env.rules import Rules
 from gofish_training import rllib_train
 from gofish_training.rllib_agents import RLModulePlayer, load_module
@@ -107,13 +108,15 @@ def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path)
     finally:
         algorithm.stop()
     exported = RLModulePlayer(trained)
+    loaded = make_player(f"model:{folder / 'module'}", Rules(players=4), deterministic=True)
+    assert isinstance(loaded, RLModulePlayer)  # an exported module is a saved agent
     fresh = RLModulePlayer(spec.build())
     differs = False
     for turn in turns(4, 200):
         want = exported.probabilities(turn.observation, turn.action_mask)
         got = restored.probabilities(turn.observation, turn.action_mask)
         np.testing.assert_allclose(got, want, rtol=0, atol=0)
-        assert restored.act(turn) == exported.act(turn)
+        assert restored.act(turn) == exported.act(turn) == loaded.act(turn)
         differs |= fresh.act(turn) != exported.act(turn)
     assert differs  # an untrained network would choose otherwise: the weights came back
     samplers = [RLModulePlayer(module, deterministic=False) for module in (trained, trained)]
