@@ -4,9 +4,10 @@ the players made from specs.
 A player spec is one of:
 - a CPU level name (``"random"``, ``"easy"``, ... ``gofish_env.cpus.CPU_LEVELS``), or a CPU
   object with ``choose(view)``: it decides from the seat's ``PlayerView`` only;
-- ``"model:path/to/agent.zip"``: a saved agent, loaded by the installed agent loader (the
-  ``train`` extra provides one for sb3-contrib's MaskablePPO), or a loaded model with
-  ``predict``: it sees the seat's observation and action mask;
+- ``"model:path/to/agent.zip"`` or ``"model:runs/NAME/module"``: a saved agent, loaded by
+  the installed agent loader for its kind (the ``train`` extra's for sb3-contrib's
+  MaskablePPO zips, the ``rllib`` extra's for modules exported by ``gofish-rllib-train``),
+  or a loaded model with ``predict``: it sees the seat's observation and action mask;
 - ``"mix:random,easy,model:snap.zip"``: each game one member of the list, drawn at random;
 - any callable ``(observation, action_mask) -> action``;
 - a ``SeatPlayer`` itself.
