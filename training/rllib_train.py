@@ -22,6 +22,7 @@ import contextlib
 import csv
 import dataclasses
 import json
+import os
 import shlex
 import sys
 import time
@@ -536,7 +537,13 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """The ``gofish-rllib-train`` command."""
+    """The ``gofish-rllib-train`` command. It runs with a fixed ``PYTHONHASHSEED`` (starting
+    itself again with one if none is set): RLlib orders a train batch's samples by sets of
+    agent ids, whose order follows Python's per-process string hashing, so without it the
+    same seed would train a different network each run. Ray's local workers inherit it."""
+    if "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]])
     main()
 
 
