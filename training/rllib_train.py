@@ -22,6 +22,7 @@ import contextlib
 import csv
 import dataclasses
 import json
+import math
 import os
 import shlex
 import sys
@@ -289,6 +290,11 @@ def learner_player(algorithm: Any, module_spec: Any) -> RLModulePlayer:
     return RLModulePlayer(module, deterministic=True)
 
 
+def count(value: Any) -> int:
+    """An RLlib counter as an int (RLlib reports NaN for what an iteration did not see)."""
+    return 0 if value is None or math.isnan(value) else int(value)
+
+
 class MetricsLog:
     """One row per iteration in ``metrics.csv``, the same scalars in TensorBoard."""
 
@@ -324,8 +330,8 @@ class MetricsLog:
         timers = result.get("timers", {})
         return {
             "iteration": result["training_iteration"],
-            "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-            "env_steps_sampled": int(runners.get("num_env_steps_sampled", 0)),
+            "env_steps": count(runners.get("num_env_steps_sampled_lifetime")),
+            "env_steps_sampled": count(runners.get("num_env_steps_sampled")),
             "iteration_seconds": round(seconds, 3),
             "sample_seconds": round(timers.get("env_runner_sampling_timer", float("nan")), 3),
             "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(
@@ -428,7 +434,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
                 if state["iteration"] % args.checkpoint_every == 0:
                     save_checkpoint(run, algorithm)
                 status = (
-                    f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s  "
+                    f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s (all in)  "
                     f"learner return {row['learner_return_mean']:.2f}"
                 )
                 progress.update(task, completed=state["iteration"], status=status)
