@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -234,3 +235,19 @@ def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, reque
     metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
     losses = [[row.split(",")[8:] for row in rows[1:]] for rows in metrics]
     assert losses[0] == losses[1]
+
+
+def test_the_docs_example_builds_an_algorithm_that_samples():
+    text = (ROOT / "docs" / "rllib.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    namespace: dict = {}
+    exec(compile(code, "docs/rllib.md", "exec"), namespace)
+    algorithm = namespace["algorithm"]
+    try:
+        counts = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: sum(episode.env_steps() for episode in runner.sample(num_timesteps=64)),
+            local_env_runner=False,
+        )
+        assert len(counts) == 2 and min(counts) >= 64
+    finally:
+        algorithm.stop()
