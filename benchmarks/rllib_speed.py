@@ -24,7 +24,6 @@ not sampled time and is not measured here (``benchmarks/rllib_scaling.py`` measu
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import time
 
@@ -125,8 +124,9 @@ def main(argv: list[str] | None = None) -> None:
         check_count(parser, "--runners/--envs", value)
     check_count(parser, "--steps", args.steps, 100)
 
-    import ray
     import torch
+
+    from gofish_training.rllib_cluster import ray_session
 
     torch.set_num_threads(1)
     console = Console()
@@ -139,13 +139,8 @@ def main(argv: list[str] | None = None) -> None:
         for runners in runner_counts
         for envs in (env_counts[:1] if variant == BASELINE else env_counts)
     ]
-    ray.init(
-        num_cpus=max(os.cpu_count() or 1, *runner_counts),
-        include_dashboard=False,
-        log_to_driver=False,
-    )
     rows = []
-    try:
+    with ray_session("", max(runner_counts)):
         for runners, envs, name in setups:
             rate = rllib_rate(runners, envs, args.steps, name, args.seed)
             overhead = runners / rate - 1 / own
@@ -154,8 +149,6 @@ def main(argv: list[str] | None = None) -> None:
                 f"{name}: {runners} runners x {envs} envs: {rate:,.0f} env steps/s "
                 f"(overhead {1e6 * overhead:.0f} us a step)"
             )
-    finally:
-        ray.shutdown()
     table = Table(title=f"RLlib sampling, {PLAYERS} players, self-play ({platform.node()})")
     for column in ("env", "EnvRunners", "envs per runner", "env steps/s", "RLlib us/step"):
         table.add_column(column, justify="right")
