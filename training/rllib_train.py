@@ -65,7 +65,7 @@ class Args:
         default=0,
         metadata={"help": "seats the learner holds each game (0: all with selfplay, else 1)"},
     )
-    iterations: int = field(default=50, metadata={"help": "training iterations to run"})
+    iterations: int = field(default=80, metadata={"help": "training iterations to run"})
     env_runners: int = field(default=2, metadata={"help": "EnvRunner actors that sample"})
     envs_per_runner: int = field(
         default=16, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
@@ -485,7 +485,12 @@ def final_report(run: Run, algorithm: Any, module_spec: Any, console: Console) -
         "history": state["history"],
     }
     (run.folder / "evaluation.json").write_text(json.dumps(report, indent=2))
-    plot = plot_learning_curve(state["history"], run.folder / "learning_curve.png", run.folder.name)
+    plot = plot_learning_curve(
+        state["history"],
+        run.folder / "learning_curve.png",
+        run.folder.name,
+        steps="env steps sampled by RLlib",
+    )
     state["status"] = "finished"
     write_state(run)
     console.print(
