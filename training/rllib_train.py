@@ -18,13 +18,11 @@ resumes the run; so does a crash, from the last checkpoint.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import json
 import math
 import os
-import shlex
 import sys
 import time
 import traceback
@@ -39,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from gofish_env.cli import check_count, check_cpu_levels, parse_list, rules_or_error
 from gofish_env.rewards import RewardScheme
+from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import StopRequests
 from gofish_training.evaluate import evaluate, results_json, results_table
@@ -392,11 +391,7 @@ def _remove_tree(path: Path) -> None:
 
 
 def resume_command(folder: Path) -> str:
-    python = Path(sys.executable)
-    with contextlib.suppress(ValueError):
-        python = python.relative_to(Path.cwd())
-    module = "gofish_training.rllib_train"
-    return f"{shlex.quote(str(python))} -m {module} --resume {shlex.quote(str(folder))}"
+    return arguments.resume_command("gofish_training.rllib_train", folder)
 
 
 def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, console: Console) -> None:
