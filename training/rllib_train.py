@@ -252,6 +252,9 @@ def build_config(run: Run):
             # step of a sample() call: quadratic in the episodes per call (short card games
             # make many). Lists are what the learner connectors take anyway.
             episodes_to_numpy=False,
+            # RLlib drops samples that take over 60 s: on a busy machine an iteration would
+            # then train on nothing. A runner that dies still fails the iteration.
+            sample_timeout_s=None,
         )
         .multi_agent(**setup.multi_agent_kwargs())
         .rl_module(rl_module_spec=setup.module_spec({"hidden": hidden_sizes(args)}))
