@@ -85,6 +85,18 @@ def group_asks(view: PlayerView) -> dict[tuple[int, int], list[LegalAsk]]:
     return groups
 
 
+def points_can_decide(rules) -> bool:
+    """Whether tiebreak points can decide a game: ties on catches are broken by points, and
+    catches can tie. With two players and an odd number of catches they tie only in a game
+    that ends before every catch is laid: ``game_end`` other than ``"last_catch"``, or an
+    empty hand that never draws (then nobody may be left to ask)."""
+    if rules.winner != "catches_then_points":
+        return False
+    if rules.players > 2 or rules.total_sets % 2 == 0:
+        return True
+    return rules.game_end != "last_catch" or rules.empty_hand_draw == "never"
+
+
 def card_from_hand(rng: random.Random, counts: Sequence[int], ranks: Sequence[int]) -> int:
     """A rank among ``ranks`` picked as a card drawn at random from the hand would be
     (weighted by how many of each the hand holds)."""
@@ -467,10 +479,7 @@ class ExpertCPU(CardTrackingCPU):
         chance = self.hit_chances(view, low, high)
         own = view.own_counts
         set_size = rules.set_size
-        ties = rules.winner == "catches_then_points" and (
-            rules.players > 2 or rules.total_sets % 2 == 0
-        )
-        tiebreak = self.TIEBREAK_WEIGHT / 14 if ties else 0.0
+        tiebreak = self.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0
 
         endgame = self._endgame_weight(view)
         unseen = view.unseen

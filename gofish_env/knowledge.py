@@ -19,12 +19,21 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
   (deck - laid - own hand); a pool of n cards holds at most n of a rank, so the rest of
   the unseen cards are in hands (all of them once the pool is empty).
 
+- a private draw followed at once by a catch by the drawer was of the caught rank (only
+  the drawn rank can complete a set there), so it widens nothing.
+
 A second pair of bounds assumes every seat takes a sure hit when it has one (the ``hard``
 and ``expert`` CPUs always do): a seat that misses while another seat is proved to hold a
 rank held none of that rank, or it would have asked for it (rank asks only). These
 ``if_sure_hits`` bounds are an assumption about how the others play, not a public fact: they
-always lie within the proved bounds, and a seat seen holding a rank it passed up (so it
-does not take sure hits) is assumed nothing of for the rest of the game.
+always lie within the proved bounds and always admit a world (``bounds.admits_world``). A
+seat is assumed nothing of for the rest of the game once public facts rule the assumption
+out: it is seen holding a rank it passed up, or after an ask no world fits its assumed
+bounds (its hand size, the cards left; ``bounds.drop_ruled_out_assumptions``). Where the
+viewer's own hand rules it out, that viewer's bounds drop it too.
+
+``PublicKnowledge.events`` keeps the current game's public log (from its ``Deal``), for
+readers that need the whole history in order, such as the world sampler.
 """
 
 from __future__ import annotations
@@ -36,6 +45,13 @@ from functools import cached_property, partial
 import numba
 import numpy as np
 
+from gofish_env.bounds import (
+    UNBOUNDED,
+    admits_world,
+    drop_ruled_out_assumptions,
+    opponent_bounds_kernel,
+    sure_hit_bounds_kernel,
+)
 from gofish_env.cards import RANK_POINTS
 from gofish_env.events import (
     Ask,
@@ -51,7 +67,16 @@ from gofish_env.events import (
 )
 from gofish_env.rules import Rules
 
-UNBOUNDED = 1 << 20  # an upper bound the history has not limited yet
+__all__ = [
+    "UNBOUNDED",
+    "AskRecord",
+    "KnowledgeTracker",
+    "PlayerView",
+    "PublicKnowledge",
+    "admits_world",
+    "opponent_bounds_kernel",
+    "sure_hit_bounds_kernel",
+]
 
 
 class PublicKnowledge:
@@ -98,13 +123,20 @@ class PublicKnowledge:
         self.out = [False] * players
         self.winners: tuple[int, ...] | None = None
         self.asks: list[AskRecord] = []
+        self.events: list[Event] = []  # this game's public log, from its Deal
+        self._unchecked = False  # events since the sure-hit assumption was last checked
+        self._fished_unseen = -1  # the seat whose private draw was the last event
+        self._fished_asked = -1  # and the rank it had asked for (-1: exact-card asks)
 
     def update(self, events: Sequence[Event]) -> None:
         """Fold in new public events (in order)."""
         sizes = self.hand_sizes
         for event in events:
             kind = type(event)
+            if kind is Ask and self._unchecked:
+                self._check_assumptions()  # the position after the previous ask
             least, most, sure = self.least, self.most, self.sure_hit_most
+            fished, self._fished_unseen = self._fished_unseen, -1
             if kind is Ask:
                 if least[event.asker, event.rank] < 1:
                     least[event.asker, event.rank] = 1
@@ -150,11 +182,13 @@ class PublicKnowledge:
                     self.asks[-1].shown = True
                 else:
                     # A private card, but not the rank asked for (with rank asks).
-                    private_draw_kernel(
-                        most, sure, seat, -1 if self.card_asks else self.asks[-1].rank
-                    )
+                    asked = -1 if self.card_asks else self.asks[-1].rank
+                    private_draw_kernel(most, sure, seat, asked)
+                    self._fished_unseen, self._fished_asked = seat, asked
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
+                if fished == seat:  # the card just drawn completed this catch: it was one
+                    catch_after_draw_kernel(most, sure, seat, rank, self._fished_asked)
                 sizes[seat] -= self.set_size
                 self.laid[rank] += self.set_size
                 self.unlaid[rank] -= self.set_size
@@ -175,7 +209,25 @@ class PublicKnowledge:
                 self._deal(event)
             elif kind is GameOver:
                 self.winners = event.winners
+            self.events.append(event)
+            self._unchecked = True
+        if self._unchecked:
+            self._check_assumptions()
         self.num_events += len(events)
+
+    def _check_assumptions(self) -> None:
+        """Drop the sure-hit assumption about every seat public facts now rule it out for
+        (checked after each ask, so it does not depend on how events are batched)."""
+        self._unchecked = False
+        drop_ruled_out_assumptions(
+            self.least,
+            self.most,
+            self.sure_hit_most,
+            self.skips_sure_hits,
+            np.array(self.hand_sizes, np.int64),
+            self.unlaid,
+            self.hand_cap,
+        )
 
     def _skips_sure_hits(self, seat: int) -> None:
         """``seat`` was seen to hold a rank it passed up as a sure hit: assume nothing of it."""
@@ -237,54 +289,6 @@ class PublicKnowledge:
         return sure_low, sure_high
 
 
-@numba.njit(cache=True)
-def opponent_bounds_kernel(
-    least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high
-):
-    """Fill ``low`` / ``high`` (opponents from the viewer's left x ranks) with what seat
-    ``seat`` may deduce from the public ``least`` / ``most``, the hand ``sizes``, its own
-    counts ``own`` and the cards not laid (``max_copies``: most copies of any rank in the
-    deck). Compiled because the observation needs it at every step, and whole-array numpy
-    calls on arrays this small cost their call overhead rather than their arithmetic."""
-    players, ranks = least.shape
-    opponents = players - 1
-    unseen = unlaid - own
-    for k in range(opponents):
-        seat_k = (seat + 1 + k) % players
-        for rank in range(ranks):
-            # No hand holds a complete set: it would have been laid.
-            top = min(most[seat_k, rank], sizes[seat_k], unseen[rank], hand_cap[rank])
-            high[k, rank] = top
-            low[k, rank] = min(least[seat_k, rank], top)
-    opp_sizes = np.empty(opponents, np.int64)
-    for k in range(opponents):
-        opp_sizes[k] = sizes[(seat + 1 + k) % players]
-    # Near the end of the pool the rules feed each other: a second pass finds more.
-    near_end = pool < max_copies
-    column = np.empty(ranks, np.int64)
-    row = np.empty(opponents, np.int64)
-    for _ in range(2 if near_end else 1):
-        # What the other opponents are proved to hold is not in this one's hand,
-        _sum_rows_and_columns(low, row, column)
-        for k in range(opponents):
-            for rank in range(ranks):
-                # and what its own other ranks are proved to hold leaves room for no more.
-                high[k, rank] = min(
-                    high[k, rank],
-                    unseen[rank] - column[rank] + low[k, rank],
-                    opp_sizes[k] - row[k] + low[k, rank],
-                )
-        _sum_rows_and_columns(high, row, column)
-        for k in range(opponents):
-            for rank in range(ranks):
-                # A hand of n cards holds at least n minus what its other ranks can hold;
-                floor = max(low[k, rank], opp_sizes[k] - row[k] + high[k, rank])
-                if near_end:
-                    # a pool of n cards holds at most n of a rank; the rest are in hands.
-                    floor = max(floor, unseen[rank] - pool - column[rank] + high[k, rank])
-                low[k, rank] = floor
-
-
 # Event steps compiled because they run at every miss and every draw, and numpy calls on
 # rows this short cost their call overhead rather than their arithmetic.
 
@@ -308,6 +312,16 @@ def go_fish_kernel(least, most, sure_hit_most, skips_sure_hits, asker, target, r
 
 
 @numba.njit(cache=True)
+def catch_after_draw_kernel(most, sure_hit_most, seat, rank, asked):
+    """A catch of ``rank`` right after ``seat`` drew unseen: the drawn card was of that rank,
+    so undo ``private_draw_kernel``'s widening of every other rank."""
+    for other in range(most.shape[1]):
+        if other != rank and other != asked:
+            most[seat, other] -= 1
+            sure_hit_most[seat, other] -= 1
+
+
+@numba.njit(cache=True)
 def private_draw_kernel(most, sure_hit_most, seat, asked):
     """A card drawn unseen: one more of any rank, but not the rank asked for (``asked``;
     -1 under exact-card asks, where it may be)."""
@@ -317,64 +331,6 @@ def private_draw_kernel(most, sure_hit_most, seat, asked):
     if asked >= 0:
         most[seat, asked] -= 1
         sure_hit_most[seat, asked] -= 1
-
-
-@numba.njit(cache=True)
-def sure_hit_bounds_kernel(
-    least,
-    most,
-    sure_hit_most,
-    sizes,
-    own,
-    unlaid,
-    hand_cap,
-    pool,
-    max_copies,
-    seat,
-    low,
-    high,
-    sure_low,
-    sure_high,
-):
-    """Fill ``sure_low`` / ``sure_high`` with the bounds ``opponent_bounds_kernel`` deduces
-    when every seat takes a sure hit (``most`` cut by ``sure_hit_most``), kept within the
-    proved bounds ``low`` / ``high`` (the assumption may be wrong about a seat)."""
-    players, ranks = most.shape
-    assumes = False  # anything at all: until a seat passes up a sure hit, nothing changes
-    for other in range(players):
-        if other != seat:
-            for rank in range(ranks):
-                if sure_hit_most[other, rank] < most[other, rank]:
-                    assumes = True
-                    break
-    if not assumes:
-        sure_low[:] = low
-        sure_high[:] = high
-        return
-    assumed = np.empty_like(most)
-    for other in range(players):
-        for rank in range(ranks):
-            top = min(most[other, rank], sure_hit_most[other, rank])
-            assumed[other, rank] = max(top, least[other, rank])
-    opponent_bounds_kernel(
-        least, assumed, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high
-    )
-    for k in range(low.shape[0]):
-        for rank in range(low.shape[1]):
-            top = min(max(sure_high[k, rank], low[k, rank]), high[k, rank])
-            sure_high[k, rank] = top
-            sure_low[k, rank] = min(max(sure_low[k, rank], low[k, rank]), top)
-
-
-@numba.njit(cache=True)
-def _sum_rows_and_columns(matrix, row, column):
-    """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
-    row[:] = 0
-    column[:] = 0
-    for k in range(matrix.shape[0]):
-        for rank in range(matrix.shape[1]):
-            row[k] += matrix[k, rank]
-            column[rank] += matrix[k, rank]
 
 
 @dataclass(slots=True)

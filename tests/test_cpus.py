@@ -385,6 +385,27 @@ def test_expert_prefers_the_catch_worth_more_tiebreak_points():
     assert chosen == {(1, FIVE), (2, KING)}
 
 
+def test_expert_counts_tiebreak_points_when_two_players_can_tie_on_catches():
+    # Two players, 13 catches: a game that lays every catch cannot tie on catches, but one
+    # that ends when a hand or the pool is empty can. Seat 0 holds two 5s and two kings at
+    # the deal, nothing else twice: the two ranks are equally good asks, and kings are
+    # worth 13 tiebreak points against 5s' 5.
+    def view_for(rules: Rules):
+        game = position(
+            [["5H", "5S", "KH", "KS", "2C", "3C", "4C"], ["6C", "7C", "8C", "9C", "10C", "JC"]],
+            pool_top=["QC"],
+            rules=rules,
+        )
+        return KnowledgeTracker(game).view(0)
+
+    early_end = view_for(Rules(players=2, game_end="hand_or_pool_empty"))
+    for seed in range(20):
+        assert make_cpu("expert", seed=seed).choose(early_end) == (1, KING)
+    every_catch = view_for(Rules(players=2))
+    chosen = {make_cpu("expert", seed=seed).choose(every_catch) for seed in range(20)}
+    assert chosen == {(1, FIVE), (1, KING)}
+
+
 def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
     # Two players, two cards left in the pool (7C on top, then 7S). Seat 0 holds three kings
     # and pairs of 7s, 9s and 5s. Hard asks for kings (the rank it holds most of); but the

@@ -17,7 +17,7 @@ from helpers import position, rank
 
 from gofish_env import Game, Rules
 from gofish_env.cpus import make_cpu
-from gofish_env.events import Draw, EmptyHandDraw, GoFish, Hit
+from gofish_env.events import Catch, Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.knowledge import KnowledgeTracker
 
 TWO, FIVE, SEVEN, JACK, KING = rank("2"), rank("5"), rank("7"), rank("J"), rank("K")
@@ -111,6 +111,31 @@ def test_a_private_draw_widens_upper_bounds_by_one_except_for_the_rank_asked():
     assert view.most[1, JACK] == 1
     # Seat 1 holds two cards, one of them a proved jack: at most one of any other rank.
     assert [view.most[1, r] for r in range(13) if r != JACK] == [1] * 12
+
+
+def test_a_private_draw_followed_by_a_catch_was_of_the_caught_rank():
+    # Seat 1 asks seat 0 for 7s and misses: seat 0 is proved to hold none. Seat 0 then
+    # fishes privately and lays a catch of aces at once: only the drawn card can have
+    # completed it, so it was an ace, and seat 0 still holds no 7.
+    game = position(
+        ["AC AD AH 9C", "7C 8C"],
+        pool_top=["2C", "AS", "3C", "4C"],
+        rules=Rules(players=2),
+        first_player=1,
+    )
+    tracker = KnowledgeTracker(game)
+    game.ask(0, SEVEN)  # seat 1: go fish, draws the 2C
+    game.ask(1, rank("9"))  # seat 0: go fish, draws the AS and lays the aces
+    assert game.events[-2:] == [Draw(0, None), Catch(0, rank("A"))]
+    _, most = public_rows(tracker)
+    assert most[0, SEVEN] == 0
+    assert tracker.view(1).most[0, SEVEN] == 0
+    # A private draw with no catch after it may be any rank but the one asked for.
+    game.ask(0, rank("8"))  # seat 1: go fish, draws the 3C
+    game.ask(1, rank("9"))  # seat 0: go fish, draws the 4C
+    assert game.events[-1] == Draw(0, None)
+    _, most = public_rows(tracker)
+    assert most[0, SEVEN] == 1
 
 
 def test_an_empty_hand_draw_of_n_cards_caps_every_rank_at_n():
@@ -262,6 +287,117 @@ def test_a_seat_that_hands_over_a_rank_it_passed_up_is_assumed_nothing_of():
     game.ask(1, SEVEN)  # seat 3 takes seat 1's 7C: a card it was assumed not to hold
     assert game.events[-1] == Hit(3, 1, SEVEN, 1)
     assert tracker.sync().skips_sure_hits[1]
+
+
+def test_the_sure_hit_assumption_is_dropped_once_a_hand_size_rules_it_out():
+    # seat 1 (easy) passes sure hits up all the time; after 49 asks it holds 8 cards, more
+    # than the assumption leaves room for. Before the fix the assumed bounds of seat 1
+    # summed to 4, and said no 3s where the history proves it may hold two.
+    game = Game(Rules(players=2), 834)
+    cpus = [make_cpu("random", 834), make_cpu("easy", 835)]
+    tracker = KnowledgeTracker(game)
+    for _ in range(49):
+        seat = game.current_player
+        game.ask(*cpus[seat].choose(tracker.view(seat)))
+    view = tracker.view(0)
+    assert view.hand_sizes[1] == 8
+    assert tracker.sync().skips_sure_hits[1]
+    assert view.most_if_sure_hits[1].sum() >= 8
+    assert view.most_if_sure_hits[1, rank("3")] == view.most[1, rank("3")] == 2
+    truth = game.hand_counts(1)
+    assert (view.least_if_sure_hits[1] <= truth).all()
+    assert (truth <= view.most_if_sure_hits[1]).all()
+
+
+def some_world(low: np.ndarray, high: np.ndarray, sizes: list[int], unseen) -> list | None:
+    """An assignment of the unseen cards to the hands (rows) within ``low``..``high``, each
+    hand its size, the rest in the pool; found by depth-first search, rank by rank (an
+    independent check of ``bounds.admits_world``). None if there is none."""
+    rows, ranks = low.shape
+    # What the ranks from r on can still give each hand, at least and at most.
+    most_after = np.concatenate([np.cumsum(high[:, ::-1], axis=1)[:, ::-1], np.zeros((rows, 1))], 1)
+    least_after = np.concatenate([np.cumsum(low[:, ::-1], axis=1)[:, ::-1], np.zeros((rows, 1))], 1)
+    unseen_after = np.concatenate([np.cumsum(np.asarray(unseen)[::-1])[::-1], [0]])
+    counts = np.zeros((rows, ranks), np.int64)
+    dead_ends: set[tuple] = set()
+
+    def place(rank: int, row: int, need: list[int], left: int) -> bool:
+        if row == rows:
+            if sum(need) > unseen_after[rank + 1]:
+                return False
+            return place(rank + 1, 0, need, int(unseen[rank + 1])) if rank + 1 < ranks else True
+        if (
+            rank == 0
+            and row == 0
+            and not all(least_after[k, 0] <= need[k] <= most_after[k, 0] for k in range(rows))
+        ):
+            return False
+        key = (rank, row, tuple(need), left)
+        if key in dead_ends:
+            return False
+        for count in range(int(low[row, rank]), int(min(high[row, rank], left, need[row])) + 1):
+            rest = need[row] - count
+            if not least_after[row, rank + 1] <= rest <= most_after[row, rank + 1]:
+                continue
+            counts[row, rank] = count
+            need[row] = rest
+            if place(rank, row + 1, need, left - count):
+                return True
+            need[row] = rest + count
+        dead_ends.add(key)
+        return False
+
+    found = place(0, 0, list(sizes), int(unseen[0]))
+    return counts.tolist() if found else None
+
+
+ASSUMED_WORLD_CASES = [
+    ("table-2", Rules(players=2), 10),
+    ("table-4", Rules(), 6),
+    ("table-5", Rules(players=5), 3),
+    ("pairs-3", Rules.preset("pairs", players=3), 3),
+    ("two-decks-3", Rules.preset("two_decks", players=3), 2),
+    ("quick-2", Rules.preset("quick", players=2), 6),
+]
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in ASSUMED_WORLD_CASES],
+    ids=[case[0] for case in ASSUMED_WORLD_CASES],
+)
+def test_the_assumed_bounds_always_admit_a_world(rules, games):
+    # Seats that pass sure hits up (random, easy) next to seats that take them (hard,
+    # expert): wherever the assumption is wrong, the assumed bounds still fit some world.
+    levels = ["random", "easy", "hard", "expert", "normal"]
+    checked = sharper = 0
+    for seed in range(games):
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [
+            make_cpu(levels[(seed + s) % len(levels)], seed * 7 + s) for s in range(rules.players)
+        ]
+        while not game.is_over and game.num_asks < 400:
+            for viewer in range(rules.players):
+                view = tracker.view(viewer)
+                others = [(viewer + k) % rules.players for k in range(1, rules.players)]
+                low, high = view.least_if_sure_hits[others], view.most_if_sure_hits[others]
+                sizes = [view.hand_sizes[s] for s in others]
+                world = some_world(low, high, sizes, view.unseen)
+                assert world is not None, (seed, game.num_asks, viewer)
+                checked += 1
+                sharper += int((high < view.most[others]).any())
+            seat = game.current_player
+            game.ask(*cpus[seat].choose(tracker.view(seat)))
+    assert checked > 100 and sharper > 0
+
+
+def test_the_world_search_of_these_tests_finds_none_where_there_is_none():
+    low = np.zeros((2, 3), np.int64)
+    high = np.array([[1, 1, 0], [2, 0, 1]])
+    assert some_world(low, high, [2, 2], np.array([2, 1, 1])) is not None
+    assert some_world(low, high, [2, 3], np.array([2, 1, 1])) is None  # row 1 holds 3 at most
+    assert some_world(low, high, [2, 3], np.array([1, 1, 1])) is None  # too few 2s... or 0s
 
 
 def sure_hit_run(rules: Rules, seed: int, policy: str) -> dict[str, int]:

@@ -1,0 +1,295 @@
+"""The compiled deductions behind ``PlayerView.least`` / ``most`` and their sure-hit
+variants: what one viewer may deduce from the public bounds, the hand sizes and its own
+hand, and whether a set of bounds admits any world at all.
+
+``admits_world`` is the check behind the sure-hit assumption: an assumption about how the
+others play is kept only while some assignment of the unseen cards to the hands and the
+pool satisfies it (every hand its size, every rank within its bounds). It is a small
+bipartite flow (hands x ranks), so it is exact, not a heuristic.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+UNBOUNDED = 1 << 20  # an upper bound the history has not limited yet
+
+
+@numba.njit(cache=True)
+def opponent_bounds_kernel(
+    least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high
+):
+    """Fill ``low`` / ``high`` (opponents from the viewer's left x ranks) with what seat
+    ``seat`` may deduce from the public ``least`` / ``most``, the hand ``sizes``, its own
+    counts ``own`` and the cards not laid (``max_copies``: most copies of any rank in the
+    deck). Compiled because the observation needs it at every step, and whole-array numpy
+    calls on arrays this small cost their call overhead rather than their arithmetic."""
+    players, ranks = least.shape
+    opponents = players - 1
+    unseen = unlaid - own
+    for k in range(opponents):
+        seat_k = (seat + 1 + k) % players
+        for rank in range(ranks):
+            # No hand holds a complete set: it would have been laid.
+            top = min(most[seat_k, rank], sizes[seat_k], unseen[rank], hand_cap[rank])
+            high[k, rank] = top
+            low[k, rank] = min(least[seat_k, rank], top)
+    opp_sizes = np.empty(opponents, np.int64)
+    for k in range(opponents):
+        opp_sizes[k] = sizes[(seat + 1 + k) % players]
+    # Near the end of the pool the rules feed each other: a second pass finds more.
+    near_end = pool < max_copies
+    column = np.empty(ranks, np.int64)
+    row = np.empty(opponents, np.int64)
+    for _ in range(2 if near_end else 1):
+        # What the other opponents are proved to hold is not in this one's hand,
+        _sum_rows_and_columns(low, row, column)
+        for k in range(opponents):
+            for rank in range(ranks):
+                # and what its own other ranks are proved to hold leaves room for no more.
+                high[k, rank] = min(
+                    high[k, rank],
+                    unseen[rank] - column[rank] + low[k, rank],
+                    opp_sizes[k] - row[k] + low[k, rank],
+                )
+        _sum_rows_and_columns(high, row, column)
+        for k in range(opponents):
+            for rank in range(ranks):
+                # A hand of n cards holds at least n minus what its other ranks can hold;
+                floor = max(low[k, rank], opp_sizes[k] - row[k] + high[k, rank])
+                if near_end:
+                    # a pool of n cards holds at most n of a rank; the rest are in hands.
+                    floor = max(floor, unseen[rank] - pool - column[rank] + high[k, rank])
+                low[k, rank] = floor
+
+
+@numba.njit(cache=True)
+def sure_hit_bounds_kernel(
+    least,
+    most,
+    sure_hit_most,
+    sizes,
+    own,
+    unlaid,
+    hand_cap,
+    pool,
+    max_copies,
+    seat,
+    low,
+    high,
+    sure_low,
+    sure_high,
+):
+    """Fill ``sure_low`` / ``sure_high`` with the bounds ``opponent_bounds_kernel`` deduces
+    when every seat takes a sure hit (``most`` cut by ``sure_hit_most``), kept within the
+    proved bounds ``low`` / ``high`` (the assumption may be wrong about a seat).
+
+    The viewer's own hand can rule the assumption out where the public facts alone do
+    not: if no world fits the assumed bounds, it is dropped for each seat that alone
+    leaves no world, then for every seat if they still leave none together."""
+    players, ranks = most.shape
+    assumed = np.zeros(players, np.bool_)
+    count = 0
+    for other in range(players):
+        if other != seat:
+            for rank in range(ranks):
+                if sure_hit_most[other, rank] < most[other, rank]:
+                    assumed[other] = True
+                    count += 1
+                    break
+    sure_low[:] = low
+    sure_high[:] = high
+    if not count:  # until a seat passes up a sure hit, nothing changes
+        return
+    unseen = unlaid - own
+    opp_sizes = np.empty(players - 1, np.int64)
+    for k in range(players - 1):
+        opp_sizes[k] = sizes[(seat + 1 + k) % players]
+    args = (least, most, sure_hit_most, sizes, own, unlaid, hand_cap, pool, max_copies, seat)
+    _assumed_bounds(*args, assumed, low, high, sure_low, sure_high)
+    if admits_world(sure_low, sure_high, opp_sizes, unseen):
+        return
+    kept = np.zeros(players, np.bool_)
+    alone = np.zeros(players, np.bool_)
+    for other in range(players):
+        if assumed[other]:
+            alone[:] = False
+            alone[other] = True
+            _assumed_bounds(*args, alone, low, high, sure_low, sure_high)
+            kept[other] = admits_world(sure_low, sure_high, opp_sizes, unseen)
+    _assumed_bounds(*args, kept, low, high, sure_low, sure_high)
+    if not admits_world(sure_low, sure_high, opp_sizes, unseen):
+        sure_low[:] = low
+        sure_high[:] = high
+
+
+@numba.njit(cache=True)
+def _assumed_bounds(
+    least,
+    most,
+    sure_hit_most,
+    sizes,
+    own,
+    unlaid,
+    hand_cap,
+    pool,
+    max_copies,
+    seat,
+    assumed,
+    low,
+    high,
+    sure_low,
+    sure_high,
+):
+    """``sure_hit_bounds_kernel``'s bounds with the assumption made of the seats in
+    ``assumed`` only (the proved bounds ``low`` / ``high`` for the others)."""
+    players, ranks = most.shape
+    capped = most.copy()
+    for other in range(players):
+        if assumed[other]:
+            for rank in range(ranks):
+                top = min(most[other, rank], sure_hit_most[other, rank])
+                capped[other, rank] = max(top, least[other, rank])
+    opponent_bounds_kernel(
+        least, capped, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high
+    )
+    for k in range(low.shape[0]):
+        for rank in range(low.shape[1]):
+            top = min(max(sure_high[k, rank], low[k, rank]), high[k, rank])
+            sure_high[k, rank] = top
+            sure_low[k, rank] = min(max(sure_low[k, rank], low[k, rank]), top)
+
+
+@numba.njit(cache=True)
+def drop_ruled_out_assumptions(
+    least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap
+):
+    """Public facts that rule out the sure-hit assumption about a seat: it is proved to hold
+    a rank it is assumed not to, or no world fits its assumed bounds (its hand size, the
+    cards left). Such a seat is assumed nothing of from then on (``skips_sure_hits``); if
+    the seats' assumptions only clash together, none is kept. Rows are every seat, and
+    ``unlaid`` the cards of each rank not in catches (in hands or the pool)."""
+    players, ranks = least.shape
+    high = np.empty_like(least)
+    active = np.zeros(players, np.bool_)
+    for seat in range(players):
+        for rank in range(ranks):
+            high[seat, rank] = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
+            if not skips_sure_hits[seat] and sure_hit_most[seat, rank] < most[seat, rank]:
+                active[seat] = True
+    if not active.any():
+        return
+    assumed = high.copy()
+    for seat in range(players):
+        if not active[seat]:
+            continue
+        ruled_out = False
+        for rank in range(ranks):
+            assumed[seat, rank] = min(high[seat, rank], sure_hit_most[seat, rank])
+            ruled_out |= assumed[seat, rank] < least[seat, rank]
+        if ruled_out or not admits_world(least, assumed, sizes, unlaid):
+            _skip(sure_hit_most, skips_sure_hits, seat)
+            active[seat] = False
+        assumed[seat] = high[seat]
+    if active.sum() < 2:
+        return
+    for seat in range(players):
+        if active[seat]:
+            for rank in range(ranks):
+                assumed[seat, rank] = min(high[seat, rank], sure_hit_most[seat, rank])
+    if not admits_world(least, assumed, sizes, unlaid):
+        for seat in range(players):
+            if active[seat]:
+                _skip(sure_hit_most, skips_sure_hits, seat)
+
+
+@numba.njit(cache=True)
+def _skip(sure_hit_most, skips_sure_hits, seat):
+    skips_sure_hits[seat] = True
+    sure_hit_most[seat] = UNBOUNDED
+
+
+@numba.njit(cache=True)
+def admits_world(low, high, sizes, capacity):
+    """Whether some ``x`` with ``low <= x <= high`` (hands x ranks) has row sums ``sizes``
+    and column sums at most ``capacity`` (the unseen cards of each rank; the pool holds
+    the rest). A maximum flow from the hands to the ranks: a greedy fill, then augmenting
+    paths (the hands and ranks are few, so each search is short)."""
+    rows, ranks = low.shape
+    need = np.empty(rows, np.int64)
+    room = np.empty(ranks, np.int64)
+    for rank in range(ranks):
+        room[rank] = capacity[rank]
+    flow = np.zeros((rows, ranks), np.int64)
+    for k in range(rows):
+        need[k] = sizes[k]
+        for rank in range(ranks):
+            if high[k, rank] < low[k, rank]:
+                return False
+            need[k] -= low[k, rank]
+            room[rank] -= low[k, rank]
+        if need[k] < 0:
+            return False
+    for rank in range(ranks):
+        if room[rank] < 0:
+            return False
+    for k in range(rows):
+        for rank in range(ranks):
+            push = min(need[k], room[rank], high[k, rank] - low[k, rank])
+            if push > 0:
+                flow[k, rank] += push
+                need[k] -= push
+                room[rank] -= push
+    # Augmenting paths: hand -> rank (spare edge) -> hand holding flow of that rank -> ...
+    from_rank = np.empty(ranks, np.int64)  # the hand each rank was reached from
+    from_row = np.empty(rows, np.int64)  # the rank each hand was reached from (-1: a start)
+    queue = np.empty(rows, np.int64)
+    for start in range(rows):
+        while need[start] > 0:
+            from_rank[:] = -2
+            from_row[:] = -2
+            from_row[start] = -1
+            queue[0] = start
+            head, tail, found = 0, 1, -1
+            while head < tail and found < 0:
+                k = queue[head]
+                head += 1
+                for rank in range(ranks):
+                    if from_rank[rank] != -2 or flow[k, rank] >= high[k, rank] - low[k, rank]:
+                        continue
+                    from_rank[rank] = k
+                    if room[rank] > 0:
+                        found = rank
+                        break
+                    for other in range(rows):
+                        if from_row[other] == -2 and flow[other, rank] > 0:
+                            from_row[other] = rank
+                            queue[tail] = other
+                            tail += 1
+            if found < 0:
+                return False
+            # Push one card along the path, back to the start.
+            rank = found
+            room[rank] -= 1
+            while True:
+                k = from_rank[rank]
+                flow[k, rank] += 1
+                back = from_row[k]
+                if back < 0:
+                    break
+                flow[k, back] -= 1
+                rank = back
+            need[start] -= 1
+    return True
+
+
+@numba.njit(cache=True)
+def _sum_rows_and_columns(matrix, row, column):
+    """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
+    row[:] = 0
+    column[:] = 0
+    for k in range(matrix.shape[0]):
+        for rank in range(matrix.shape[1]):
+            row[k] += matrix[k, rank]
+            column[rank] += matrix[k, rank]
