@@ -1,0 +1,493 @@
+"""The compiled part of the world sampler (``gofish_env.worlds``): the public history as
+per-seat count constraints, a search for a first consistent world, and a Markov chain
+that moves between consistent worlds.
+
+A world gives a rank to every slot a card came from: each hand as dealt, each card drawn,
+each card still in the pool. ``assign[slot]`` is that rank. Each seat's history is a list
+of operations on its counts, in the order of the public log:
+
+- ``DEALT``: the dealt hand (the seat's dealt slots, counted in ``dealt_counts``);
+- ``DRAW``: one card from a slot (shown, private, or an empty hand's draw);
+- ``GAIN``: cards received on a hit; ``GIVE``: cards handed over on a hit (the count
+  held must be exactly that), ``NONE``: a miss (none held), ``HAS``: an ask (at least one
+  held), ``CATCH``: a catch laid (a full set held);
+- ``ends`` marks the last operation of a group (a deal, a hit received, a draw, with the
+  catches they complete): after it no rank may hold a full set, or it would have been laid.
+
+A world is consistent when every (seat, rank) count follows its operations without a
+violation and no private draw is the rank asked for (it would have been shown). The
+random numbers come from a SplitMix64 stream held in a one-element array, so a sampler's
+output depends on its seed only.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+DEALT, DRAW, GAIN, CATCH, HAS, NONE, GIVE = range(7)
+NO_SEAT = -1  # the owner of a slot still in the pool
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@numba.njit(cache=True)
+def next_random(state):
+    """The next 64 bits of the SplitMix64 stream in ``state`` (a uint64 array of one)."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def below(state, n):
+    """A random integer in 0 .. n - 1 (n is small: the modulo's bias is below 2**-50)."""
+    return np.int64(next_random(state) % np.uint64(n))
+
+
+@numba.njit(cache=True)
+def timeline_violations(seat, rank, assign, dealt_counts, ops, op_start, set_size, first_only):
+    """How far the counts of ``rank`` in ``seat``'s hand stray from its history: 0 when
+    they follow it (``first_only``: stop at the first violation, returning 1)."""
+    count = dealt_counts[seat, rank]
+    bad = 0
+    for i in range(op_start[seat], op_start[seat + 1]):
+        kind, op_rank, value = ops[i, 0], ops[i, 1], ops[i, 2]
+        if kind == DRAW:
+            if assign[value] == rank:
+                count += 1
+        elif op_rank == rank:
+            if kind == GAIN:
+                count += value
+            elif kind == CATCH:
+                if count < set_size:
+                    bad += set_size - count
+                count -= set_size
+            elif kind == HAS:
+                if count < 1:
+                    bad += 1 - count
+            elif kind == NONE:
+                if count != 0:
+                    bad += abs(count)
+            elif kind == GIVE:
+                if count != value:
+                    bad += abs(count - value)
+                count = 0
+        if ops[i, 3] and count >= set_size:
+            bad += count - set_size + 1
+        if bad and first_only:
+            return 1
+    return bad
+
+
+@numba.njit(cache=True)
+def _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt):
+    a, b = assign[i], assign[j]
+    assign[i], assign[j] = b, a
+    if slot_dealt[i]:
+        dealt_counts[slot_seat[i], a] -= 1
+        dealt_counts[slot_seat[i], b] += 1
+    if slot_dealt[j]:
+        dealt_counts[slot_seat[j], b] -= 1
+        dealt_counts[slot_seat[j], a] += 1
+
+
+@numba.njit(cache=True)
+def _affected_violations(
+    i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, first_only
+):
+    """Violations of the (seat, rank) histories a swap of slots i and j touches."""
+    a, b = assign[i], assign[j]
+    bad = 0
+    for slot in (i, j):
+        seat = slot_seat[slot]
+        if seat == NO_SEAT:
+            continue
+        if slot == j and seat == slot_seat[i]:
+            continue  # both slots in one hand: its two ranks are counted once
+        for rank in (a, b):
+            bad += timeline_violations(
+                seat, rank, assign, dealt_counts, ops, op_start, set_size, first_only
+            )
+            if bad and first_only:
+                return bad
+    return bad
+
+
+@numba.njit(cache=True)
+def total_violations(assign, dealt_counts, ops, op_start, slot_rank_forbidden, set_size):
+    """Every history's violations, and a point for each private draw of the rank asked."""
+    seats, ranks = dealt_counts.shape
+    bad = 0
+    for seat in range(seats):
+        for rank in range(ranks):
+            bad += timeline_violations(
+                seat, rank, assign, dealt_counts, ops, op_start, set_size, False
+            )
+    for slot in range(assign.size):
+        if assign[slot] == slot_rank_forbidden[slot]:
+            bad += 1
+    return bad
+
+
+@numba.njit(cache=True)
+def find_consistent(
+    assign,
+    dealt_counts,
+    ops,
+    op_start,
+    slot_seat,
+    slot_dealt,
+    slot_rank_forbidden,
+    free,
+    free_group,
+    set_size,
+    state,
+    max_moves,
+):
+    """Move the free slots' ranks (swaps within a group) until the world is consistent: a
+    local search that repairs one violated history (seat, rank) at a time, taking the best
+    of a few swaps that move that rank into the hand, out of it, or to another time, with
+    some random moves to leave local minima. Returns the moves used, or -1 if ``max_moves``
+    were not enough (the caller starts afresh from another ``greedy_fill``)."""
+    seats, ranks = dealt_counts.shape
+    total = total_violations(assign, dealt_counts, ops, op_start, slot_rank_forbidden, set_size)
+    bad_pairs = np.empty((seats * ranks + free.size, 2), np.int64)
+    for move in range(max_moves):
+        if total == 0:
+            return move
+        # A violated history (seat, rank), or a private draw holding the rank asked.
+        found = 0
+        for seat in range(seats):
+            for rank in range(ranks):
+                if timeline_violations(
+                    seat, rank, assign, dealt_counts, ops, op_start, set_size, True
+                ):
+                    bad_pairs[found, 0] = seat
+                    bad_pairs[found, 1] = rank
+                    found += 1
+        for k in range(free.size):
+            slot = free[k]
+            if assign[slot] == slot_rank_forbidden[slot]:
+                bad_pairs[found, 0] = -2 - slot
+                bad_pairs[found, 1] = assign[slot]
+                found += 1
+        if found == 0:  # cannot happen while ``total`` counts what is found here
+            break
+        pick = below(state, found)
+        seat, rank = bad_pairs[pick, 0], bad_pairs[pick, 1]
+        best_delta, best_i, best_j = 1 << 30, -1, -1
+        noise = below(state, 10) == 0
+        for _ in range(CANDIDATES):
+            # Bring the rank in (j holds it), or move it out or to another time (i does).
+            inward = below(state, 2) == 0
+            if seat <= -2:
+                i, inward = -2 - seat, False
+            else:
+                i = _random_slot(slot_seat, seat, rank, not inward, assign, free, state)
+                if i < 0:
+                    continue
+            j = _random_slot(free_group, free_group[i], rank, inward, assign, free, state)
+            if j < 0 or j == i or assign[j] == assign[i]:
+                continue
+            delta = _swap_delta(
+                i,
+                j,
+                assign,
+                dealt_counts,
+                ops,
+                op_start,
+                slot_seat,
+                slot_dealt,
+                slot_rank_forbidden,
+                set_size,
+            )
+            if delta < best_delta or noise:
+                best_delta, best_i, best_j = delta, i, j
+            if noise:
+                break
+        if best_i < 0:
+            continue
+        if best_delta <= 0 or noise:
+            _swap(best_i, best_j, assign, dealt_counts, slot_seat, slot_dealt)
+            total += best_delta
+    return -1 if total else max_moves
+
+
+CANDIDATES = 12  # swaps weighed per move
+
+
+@numba.njit(cache=True)
+def _swap_delta(
+    i, j, assign, dealt_counts, ops, op_start, slot_seat, slot_dealt, forbidden, set_size
+):
+    """How many violations a swap of slots i and j adds (negative: removes)."""
+    before = _affected_violations(
+        i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, False
+    )
+    before += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
+    _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+    after = _affected_violations(
+        i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, False
+    )
+    after += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
+    _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+    return after - before
+
+
+@numba.njit(cache=True)
+def _random_slot(label, wanted, rank, holding, assign, free, state):
+    """A random free slot whose ``label`` (its seat, or its group) is ``wanted`` and that
+    holds ``rank`` (``holding``) or another rank; -1 if there is none."""
+    count = 0
+    for k in range(free.size):
+        slot = free[k]
+        if label[slot] == wanted and (assign[slot] == rank) == holding:
+            count += 1
+    if count == 0:
+        return -1
+    pick = below(state, count)
+    for k in range(free.size):
+        slot = free[k]
+        if label[slot] == wanted and (assign[slot] == rank) == holding:
+            if pick == 0:
+                return slot
+            pick -= 1
+    return -1
+
+
+@numba.njit(cache=True)
+def walk(
+    assign,
+    dealt_counts,
+    ops,
+    op_start,
+    slot_seat,
+    slot_dealt,
+    slot_rank_forbidden,
+    movers,
+    free,
+    free_group,
+    set_size,
+    state,
+    steps,
+):
+    """``steps`` proposals of a Metropolis chain over consistent worlds: swap the ranks of
+    a random slot in a hand (``movers``) and a random free slot of the same group (a hand
+    or the pool); keep the swap if the world stays consistent. The proposal is symmetric
+    and every consistent world has the same target weight, so the chain leaves the uniform
+    distribution over consistent worlds (slot by slot) unchanged. Returns swaps kept."""
+    kept = 0
+    for _ in range(steps):
+        i = movers[below(state, movers.size)]
+        j = free[below(state, free.size)]
+        if i == j or free_group[i] != free_group[j]:
+            continue
+        a, b = assign[i], assign[j]
+        if a == b or slot_rank_forbidden[i] == b or slot_rank_forbidden[j] == a:
+            continue
+        if slot_seat[i] == slot_seat[j] and slot_dealt[i] and slot_dealt[j]:
+            continue  # two cards of one dealt hand: the same counts
+        _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+        if _affected_violations(
+            i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, True
+        ):
+            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+        else:
+            kept += 1
+    return kept
+
+
+@numba.njit(cache=True)
+def current_counts(assign, dealt_counts, slot_seat, draw_slots, change, out):
+    """Each seat's hand now: dealt + drawn + the public changes (``change``: cards received
+    minus handed over minus laid), into ``out`` (seats x ranks)."""
+    out[:] = dealt_counts + change
+    for k in range(draw_slots.size):
+        slot = draw_slots[k]
+        out[slot_seat[slot], assign[slot]] += 1
+
+
+@numba.njit(cache=True)
+def shuffle_pool(assign, pool_slots, state, out):
+    """The pool's ranks in a uniformly random order (its slots carry no constraint)."""
+    count = pool_slots.size
+    for k in range(count):
+        out[k] = assign[pool_slots[k]]
+    for k in range(count - 1, 0, -1):
+        other = below(state, k + 1)
+        out[k], out[other] = out[other], out[k]
+
+
+@numba.njit(cache=True)
+def greedy_fill(
+    assign,
+    dealt_counts,
+    budget,
+    ops,
+    op_start,
+    slot_seat,
+    slot_op,
+    slot_dealt,
+    slot_rank_forbidden,
+    free,
+    free_group,
+    set_size,
+    state,
+):
+    """A first world close to consistent, for ``find_consistent`` to finish: the free
+    slots (``assign`` -1) are filled from each group's ``budget`` (ranks x count). First,
+    seat by seat through its history, each ask, hit handed over or catch that needs more of
+    a rank than the filled slots give takes it into the latest open slot of the seat since
+    that rank was last seen to be empty; then the other slots of the hands, oldest first,
+    take a rank that breaks nothing (a random one among those); the pool takes the rest."""
+    seats, ranks = dealt_counts.shape
+    counts = np.zeros(ranks, np.int64)
+    emptied_at = np.zeros(ranks, np.int64)
+    for seat in range(seats):
+        counts[:] = 0
+        emptied_at[:] = op_start[seat]
+        for i in range(op_start[seat], op_start[seat + 1]):
+            kind, rank, value = ops[i, 0], ops[i, 1], ops[i, 2]
+            need = 0
+            if kind == DRAW:
+                if assign[value] >= 0:
+                    counts[assign[value]] += 1
+            elif kind == GAIN:
+                counts[rank] += value
+            elif kind == HAS:
+                need = 1 - counts[rank]
+            elif kind == GIVE:
+                need = value - counts[rank]
+            elif kind == CATCH:
+                need = set_size - counts[rank]
+            while need > 0:
+                slot = _open_slot(
+                    seat,
+                    rank,
+                    emptied_at[rank],
+                    i,
+                    assign,
+                    budget,
+                    slot_seat,
+                    slot_op,
+                    slot_rank_forbidden,
+                    free,
+                    free_group,
+                    state,
+                )
+                if slot < 0:
+                    break
+                _fill(slot, rank, assign, dealt_counts, budget, slot_seat, slot_dealt, free_group)
+                counts[rank] += 1
+                need -= 1
+            if kind in (GIVE, NONE):
+                counts[rank] = 0
+                emptied_at[rank] = i
+            elif kind == CATCH:
+                counts[rank] -= set_size
+                emptied_at[rank] = i
+    # The other slots of the hands, dealt cards first, then draws in order.
+    for dealt_first in (True, False):
+        for k in range(free.size):
+            slot = free[k]
+            if assign[slot] >= 0 or slot_seat[slot] == NO_SEAT or slot_dealt[slot] != dealt_first:
+                continue
+            seat, group = slot_seat[slot], free_group[slot]
+            best, best_bad, ties = -1, 1 << 30, 0
+            for rank in range(ranks):
+                if budget[group, rank] <= 0 or rank == slot_rank_forbidden[slot]:
+                    continue
+                assign[slot] = rank
+                if slot_dealt[slot]:
+                    dealt_counts[seat, rank] += 1
+                bad = timeline_violations(
+                    seat, rank, assign, dealt_counts, ops, op_start, set_size, False
+                )
+                if slot_dealt[slot]:
+                    dealt_counts[seat, rank] -= 1
+                assign[slot] = -1
+                if bad < best_bad:
+                    best, best_bad, ties = rank, bad, 1
+                elif bad == best_bad:
+                    ties += 1
+                    if below(state, ties) == 0:
+                        best = rank
+            if best < 0:  # only the forbidden rank is left: the search will move it
+                for rank in range(ranks):
+                    if budget[group, rank] > 0:
+                        best = rank
+            _fill(slot, best, assign, dealt_counts, budget, slot_seat, slot_dealt, free_group)
+    for k in range(free.size):
+        slot = free[k]
+        if assign[slot] < 0:
+            group = free_group[slot]
+            pick = below(state, budget[group].sum())
+            for rank in range(ranks):
+                pick -= budget[group, rank]
+                if pick < 0:
+                    _fill(
+                        slot,
+                        rank,
+                        assign,
+                        dealt_counts,
+                        budget,
+                        slot_seat,
+                        slot_dealt,
+                        free_group,
+                    )
+                    break
+
+
+@numba.njit(cache=True)
+def _fill(slot, rank, assign, dealt_counts, budget, slot_seat, slot_dealt, free_group):
+    assign[slot] = rank
+    budget[free_group[slot], rank] -= 1
+    if slot_dealt[slot]:
+        dealt_counts[slot_seat[slot], rank] += 1
+
+
+@numba.njit(cache=True)
+def _open_slot(
+    seat,
+    rank,
+    since,
+    before,
+    assign,
+    budget,
+    slot_seat,
+    slot_op,
+    forbidden,
+    free,
+    free_group,
+    state,
+):
+    """An open slot of ``seat`` that arrived in ``[since, before)`` (its history's operation
+    indices; dealt cards arrive at the first) and may take ``rank``: the latest one half the
+    time, else a random one; -1 if none."""
+    best, best_op, count = -1, -1, 0
+    for k in range(free.size):
+        slot = free[k]
+        if slot_seat[slot] != seat or assign[slot] >= 0 or forbidden[slot] == rank:
+            continue
+        op = slot_op[slot]
+        if since <= op < before and budget[free_group[slot], rank] > 0:
+            count += 1
+            if op > best_op:
+                best, best_op = slot, op
+    if count < 2 or below(state, 2) == 0:
+        return best
+    pick = below(state, count)
+    for k in range(free.size):
+        slot = free[k]
+        if slot_seat[slot] != seat or assign[slot] >= 0 or forbidden[slot] == rank:
+            continue
+        if since <= slot_op[slot] < before and budget[free_group[slot], rank] > 0:
+            if pick == 0:
+                return slot
+            pick -= 1
+    return best
