@@ -1,0 +1,190 @@
+"""The world sampler (gofish_env.worlds): every world it draws follows the public log, it
+reads nothing hidden, and on positions small enough to enumerate its distribution is the
+exact one (uniform over consistent deals)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from helpers import position
+from test_no_leak import alternative_worlds, make_scenario
+
+from gofish_env import Game, Rules
+from gofish_env import world_enumeration as enumeration
+from gofish_env.cpus import make_cpu
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.worlds import SamplerError, WorldSampler
+
+RULES = [
+    ("table-4", Rules()),
+    ("table-2", Rules(players=2)),
+    ("table-6", Rules(players=6)),
+    ("bicycle-3", Rules.preset("bicycle", players=3)),
+    ("family-4", Rules.preset("family")),
+    ("quick-3", Rules.preset("quick", players=3)),
+    ("ocean-3", Rules.preset("ocean", players=3)),
+    ("pairs-4", Rules.preset("pairs")),
+    ("pairs-jokers-3", Rules.preset("pairs", jokers=True, players=3)),
+    ("two-decks-3", Rules.preset("two_decks", players=3)),
+    ("refill-3", Rules(players=3, empty_hand_draw_count=4)),
+    ("asked-moves-3", Rules(players=3, after_miss="asked", off_rank_catch_asks_again=True)),
+]
+
+
+def played(rules: Rules, seed: int, asks: int, level: str = "hard") -> Game:
+    """A game ``asks`` asks in (or over), every seat played by ``level``."""
+    game = Game(rules, seed=seed)
+    tracker = KnowledgeTracker(game)
+    cpus = [make_cpu(level, seed * 10 + seat) for seat in range(rules.players)]
+    while not game.is_over and game.num_asks < asks:
+        seat = game.current_player
+        game.ask(*cpus[seat].choose(tracker.view(seat)))
+    return game
+
+
+@pytest.mark.parametrize("rules", [r for _, r in RULES], ids=[name for name, _ in RULES])
+def test_every_sampled_world_replays_to_the_same_public_log(rules):
+    checked = 0
+    for seed, asks in ((1, 8), (2, 25), (3, 60)):
+        game = played(rules, seed, asks)
+        tracker = KnowledgeTracker(game)
+        for viewer in range(rules.players):
+            view = tracker.view(viewer)
+            worlds = WorldSampler(view, seed=seed * 7 + viewer).sample(6, keep_deals=True)
+            for index in range(len(worlds)):
+                assert enumeration.replayed_events(worlds, index) == list(game.events)
+                replay = worlds.dealt_game(index)
+                for record in view.asks:
+                    replay.ask(record.target, record.rank)
+                assert replay.hand_counts(viewer) == game.hand_counts(viewer)
+                assert [replay.hand_size(s) for s in range(rules.players)] == view.hand_sizes
+                # The world now is the replayed position, rank for rank.
+                assert worlds.hands[index].tolist() == [
+                    list(replay.hand_counts(s)) for s in range(rules.players)
+                ]
+                if not game.is_over:
+                    now = worlds.game(index)
+                    assert now.hand(viewer) == game.hand(viewer)
+                    assert now.current_player == game.current_player
+                    assert len(now._pool) == view.pool_size
+                checked += 1
+    assert checked >= 3 * rules.players * 6
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_worlds_the_viewer_cannot_tell_apart_give_the_same_sample(players, seed):
+    """Counterfactual deals sharing the public log and the viewer's hand (the no-leak
+    harness) give the very same worlds for the same seed: the sampler reads nothing else."""
+    rules = Rules(players=players)
+    scenario = make_scenario(rules, seed, max_asks=30)
+    compared = 0
+    for viewer in range(players):
+        worlds, controls = alternative_worlds(
+            scenario, viewer, random.Random(seed * 31 + viewer), tries=600, keep=4
+        )
+
+        def sample(world, viewer=viewer):
+            game = world.game()
+            for ask in scenario.asks:
+                game.ask(*ask)
+            view = KnowledgeTracker(game).view(viewer)
+            drawn = WorldSampler(view, seed=99).sample(20, keep_deals=True)
+            return view.own_counts, drawn.hands.tobytes(), drawn.pools.tobytes()
+
+        expected = sample(scenario.world)
+        for world in worlds:
+            assert sample(world) == expected
+            compared += 1
+        for world in controls:  # the comparison does see a different hand now
+            got = sample(world)
+            if got[0] != expected[0]:
+                assert got[1] != expected[1]
+    assert compared >= players
+
+
+# (players' hands, catches laid before the first ask, seed of the random asks played)
+SMALL = [
+    (["2H 3H 4H 5H", "2C 3C 4C 5C"], [["6", "7", "8", "9"], ["10", "J", "Q", "K", "A"]], 2),
+    (["2H 3H 4H 5H", "2C 3C 4C 5C"], [["6", "7", "8", "9"], ["10", "J", "Q", "K", "A"]], 0),
+    (["2H 3H 4H", "2C 3C 5C", "4D 5D 2D"], [["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]], 1),
+    (["2H 3H 4H", "2C 3C 5C", "4D 5D 2D"], [["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]], 3),
+    (["2H 3H 4H", "2C 3C 5C", "4D 5D 2D"], [["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]], 4),
+]
+
+
+def small_position(hands, catches, seed) -> Game:
+    game = position(hands, catches=catches, rules=Rules(players=len(hands)))
+    rng = random.Random(seed)
+    for _ in range(rng.choice((2, 3, 4, 5))):
+        game.ask(*rng.choice(game.legal_asks()))
+    assert not game.is_over
+    return game
+
+
+@pytest.mark.parametrize(("hands", "catches", "seed"), SMALL)
+def test_on_small_positions_the_sample_follows_the_exact_distribution(hands, catches, seed):
+    game = small_position(hands, catches, seed)
+    sampler = WorldSampler(KnowledgeTracker(game).view(game.current_player), seed=seed)
+    exact = enumeration.exact_worlds(sampler)
+    assert exact.consistent >= 24 and len(exact.deal) >= 3  # something to be uncertain about
+    sample = sampler.sample(5_000, keep_deals=True)
+    by_deal, by_now = enumeration.sampled_keys(sample)
+    for frequencies, probabilities in ((by_deal, exact.deal), (by_now, exact.now)):
+        comparison = enumeration.compare(frequencies, probabilities)
+        assert comparison.outside == 0  # never a world the public log rules out
+        # No farther from the exact distribution than a perfect sampler's 95th percentile.
+        assert comparison.tv <= comparison.tv_perfect_95, comparison
+        # Every world expected 10 times or more is reached (a chain stuck in a part
+        # would miss some).
+        likely = {key for key, p in probabilities.items() if p * comparison.samples >= 10}
+        assert likely <= set(frequencies)
+
+
+def test_a_biased_sample_is_caught():
+    """The comparison can fail: the same sample with one world's weight doubled."""
+    hands, catches, seed = SMALL[2]
+    game = small_position(hands, catches, seed)
+    sampler = WorldSampler(KnowledgeTracker(game).view(game.current_player), seed=seed)
+    exact = enumeration.exact_worlds(sampler)
+    by_deal, _ = enumeration.sampled_keys(sampler.sample(5_000, keep_deals=True))
+    likeliest = max(by_deal, key=by_deal.get)
+    by_deal[likeliest] *= 2
+    comparison = enumeration.compare(by_deal, exact.deal)
+    assert comparison.tv > comparison.tv_perfect_95
+
+
+def test_the_worlds_now_are_not_uniform_but_weighted_by_their_deals():
+    """What the docs say: uniform over consistent deals, not over the worlds now."""
+    hands, catches, seed = SMALL[3]
+    game = small_position(hands, catches, seed)
+    sampler = WorldSampler(KnowledgeTracker(game).view(game.current_player), seed=seed)
+    exact = enumeration.exact_worlds(sampler)
+    assert enumeration.tv_to_uniform_now(exact) > 0.1
+    assert len(set(np.round(list(exact.now.values()), 9))) > 1
+
+
+def test_the_same_seed_gives_the_same_worlds():
+    game = played(Rules(), 5, 30)
+    view = KnowledgeTracker(game).view(game.current_player)
+    a = WorldSampler(view, seed=4).sample(10)
+    b = WorldSampler(view, seed=4).sample(10)
+    c = WorldSampler(view, seed=5).sample(10)
+    assert np.array_equal(a.hands, b.hands) and np.array_equal(a.pools, b.pools)
+    assert not (np.array_equal(a.hands, c.hands) and np.array_equal(a.pools, c.pools))
+
+
+def test_refusals_name_what_was_wrong():
+    game = played(Rules(), 5, 10)
+    view = KnowledgeTracker(game).view(0)
+    with pytest.raises(ValueError, match="steps"):
+        WorldSampler(view, steps=0)
+    with pytest.raises(ValueError, match="count"):
+        WorldSampler(view).sample(0)
+    with pytest.raises(ValueError, match="keep_deals"):
+        WorldSampler(view).sample(1).dealt_game(0)
+    card_game = Game(Rules.preset("authors", players=3), seed=1)
+    with pytest.raises(SamplerError, match="ask_for"):
+        WorldSampler(KnowledgeTracker(card_game).view(0))
