@@ -1,0 +1,128 @@
+"""What the batch shows: legal asks as masks in the envs' relative layout, observations
+(the reference's compiled ``fill_observation``, per game), and the check of asks before any
+is applied."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from gofish_env.observation import fill_observation
+from gofish_env.vector.state import JOKER_INDEX
+
+# Why an ask is refused, by code (``check_asks``); the Python side words the message.
+NOT_A_SEAT, ASKS_ITSELF, TARGET_OUT, TARGET_EMPTY, NOT_WANTED, NOT_HELD = 1, 2, 3, 4, 5, 6
+LAID_CARD, HELD_CARD = 7, 8
+
+
+@numba.njit(cache=True)
+def target_open(S, K, g, asker, target):
+    """Whether the seat to move may ask ``target`` (``Game._compute_legal``'s targets)."""
+    if target == asker:
+        return False
+    if K.askable_empty and S.pool_len[g]:
+        return not S.out[g, target]
+    for seat in range(K.players):
+        if S.sizes[g, seat] == 0:
+            return S.sizes[g, target] > 0
+    return True
+
+
+@numba.njit(cache=True)
+def wanted_open(S, K, g, asker, wanted):
+    """Whether the seat to move may name ``wanted`` (a rank, or a card index)."""
+    if not K.card_asks:
+        return S.counts[g, asker, wanted] > 0
+    rank = wanted // 4
+    if S.counts[g, asker, rank] == 0:
+        return False
+    if wanted == JOKER_INDEX:
+        return True
+    return not S.laid_cards[g, wanted] and (K.allow_held or S.cards[g, asker, wanted] == 0)
+
+
+@numba.njit(cache=True)
+def legal_actions(S, K, g, out):
+    """The legal actions of game ``g``'s seat to move, ascending (the order of
+    ``Game.legal_asks``), into ``out``; returns how many."""
+    if S.over[g]:
+        return 0
+    asker = S.current[g]
+    count = 0
+    for offset in range(K.players - 1):
+        target = (asker + 1 + offset) % K.players
+        if not target_open(S, K, g, asker, target):
+            continue
+        for wanted in range(K.ask_count):
+            if wanted_open(S, K, g, asker, wanted):
+                out[count] = offset * K.ask_count + wanted
+                count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def legal_masks(S, K, masks):
+    """Each game's legal actions as a 0/1 row (all zeros for a finished game)."""
+    scratch = np.empty(K.actions, np.int64)
+    for g in range(masks.shape[0]):
+        masks[g] = 0
+        for i in range(legal_actions(S, K, g, scratch)):
+            masks[g, scratch[i]] = 1
+
+
+@numba.njit(cache=True)
+def observe_into(S, K, at, gather, g, seat, row):
+    """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry)."""
+    fill_observation(
+        row,
+        seat,
+        S.current[g],
+        S.counts[g, seat],
+        S.sizes[g],
+        S.pool_len[g],
+        S.buffer[g],
+        gather[seat],
+        S.ring[g],
+        S.num_asks[g],
+        S.least[g],
+        S.most[g],
+        S.sure[g],
+        S.unlaid[g],
+        K.hand_cap,
+        K.max_copies,
+        at,
+    )
+
+
+@numba.njit(cache=True)
+def observe(S, K, at, gather, seats, out):
+    """Row g of ``out``: the observation of game g for seat ``seats[g]``."""
+    for g in range(out.shape[0]):
+        out[g] = 0.0
+        observe_into(S, K, at, gather, g, seats[g], out[g])
+
+
+@numba.njit(cache=True)
+def check_asks(S, K, targets, wanted):
+    """(game, reason code) of the first ask a live game refuses, or (-1, 0)."""
+    for g in range(targets.shape[0]):
+        if S.over[g]:
+            continue
+        asker = S.current[g]
+        target = targets[g]
+        if target < 0 or target >= K.players:
+            return g, NOT_A_SEAT
+        if wanted[g] < 0 or wanted[g] >= K.ask_count:
+            return g, NOT_WANTED
+        if target == asker:
+            return g, ASKS_ITSELF
+        if S.out[g, target]:
+            return g, TARGET_OUT
+        if not target_open(S, K, g, asker, target):
+            return g, TARGET_EMPTY
+        rank = wanted[g] // 4 if K.card_asks else wanted[g]
+        if S.counts[g, asker, rank] == 0:
+            return g, NOT_HELD
+        if not wanted_open(S, K, g, asker, wanted[g]):
+            return g, LAID_CARD if S.laid_cards[g, wanted[g]] else HELD_CARD
+    return -1, 0
