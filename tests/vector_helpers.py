@@ -117,3 +117,33 @@ def played_into(games: list[Game], seed: int, most: int) -> list[Game]:
                 break
             game.ask(*chooser.choice(game.legal_asks()))
     return games
+
+
+# ---------------------------------------------------------------------------- CPUs
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+class SplitMixRandom(random.Random):
+    """A ``random.Random`` giving the compiled CPUs' stream: splitmix64 from ``state``,
+    ``random()`` its top 53 bits, ``choice(seq)`` = ``seq[int(random() * len(seq))]``
+    (``choices`` already walks ``random()``). A Python CPU given one makes the choices the
+    compiled CPU with the same generator state makes."""
+
+    def __init__(self, state: int):
+        super().__init__(0)
+        self.state = int(state)
+
+    def random(self) -> float:
+        self.state = (self.state + _GOLDEN) & _MASK64
+        return (_mix64(self.state) >> 11) * (1.0 / 9007199254740992.0)
+
+    def choice(self, seq):
+        return seq[int(self.random() * len(seq))]
