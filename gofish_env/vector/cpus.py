@@ -231,7 +231,7 @@ def _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra):
 
 @numba.njit(cache=True)
 def _contains(values, count, value):
-    for i in range(count):
+    for i in range(count):  # noqa: SIM110 (numba compiles the loop, not a generator)
         if values[i] == value:
             return True
     return False
