@@ -12,41 +12,45 @@ reads another hand or the pool: every input is public or the seat's own.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numba
 import numpy as np
 
 from gofish_env.cpus import RECENT_ASKS
 from gofish_env.knowledge import opponent_bounds_kernel
-from gofish_env.vector.engine import below, uniform
+from gofish_env.vector.engine import below, seed_state, uniform
+from gofish_env.vector.structs import borrowing_builder, struct_types
 from gofish_env.vector.views import legal_actions
 
 COMPILED_LEVELS = ("random", "easy", "normal", "hard")
 LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
 NOT_COMPILED = -1  # a seat played by something else (the learner, a Python player)
 
-CPUState = namedtuple(
-    "CPUState",
-    (
-        "level",  # [N, P] LEVEL_CODES, or NOT_COMPILED
-        "rng",  # [N, P] each seat's generator (splitmix64 state)
-        "plan",  # [N, P] easy: the action it keeps asking (-1: none)
-        "tried",  # [N, P, A] easy: asks tried since its hand last changed (empty pool)
-        "hand",  # [N, P, R] easy: its hand when it last chose with the pool empty
-        "has_hand",  # [N, P]
-    ),
+CPU_FIELDS = (
+    "level",  # [N, P] LEVEL_CODES, or NOT_COMPILED
+    "rng",  # [N * P] each seat's generator (splitmix64 state), game g seat s at g * P + s
+    "plan",  # [N, P] easy: the action it keeps asking (-1: none)
+    "tried",  # [N, P, A] easy: asks tried since its hand last changed (empty pool)
+    "hand",  # [N, P, R] easy: its hand when it last chose with the pool empty
+    "has_hand",  # [N, P]
 )
+CPUState, CPUStateStructType = struct_types("CPUState", CPU_FIELDS, __name__)
+_build_cpu_state = borrowing_builder(CPUStateStructType)
+
+
+@numba.njit(cache=True)
+def cpu_state_struct(state):
+    """The struct the kernels get: the CPU state's arrays, borrowed (``structs``)."""
+    return _build_cpu_state(state)
 
 
 def allocate_cpus(num_games: int, players: int, ranks: int, actions: int) -> CPUState:
     return CPUState(
-        level=np.full((num_games, players), NOT_COMPILED, np.int64),
-        rng=np.zeros((num_games, players), np.uint64),
-        plan=np.full((num_games, players), -1, np.int64),
-        tried=np.zeros((num_games, players, actions), np.bool_),
-        hand=np.zeros((num_games, players, ranks), np.int64),
-        has_hand=np.zeros((num_games, players), np.bool_),
+        np.full((num_games, players), NOT_COMPILED, np.int64),  # level
+        np.zeros(num_games * players, np.uint64),  # rng
+        np.full((num_games, players), -1, np.int64),  # plan
+        np.zeros((num_games, players, actions), np.bool_),  # tried
+        np.zeros((num_games, players, ranks), np.int64),  # hand
+        np.zeros((num_games, players), np.bool_),  # has_hand
     )
 
 
@@ -61,14 +65,14 @@ def forget(C, g):
 # ---------------------------------------------------------------------------- shared steps
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def wanted_rank(K, action):
     """The rank an action names (``rank_of``)."""
     wanted = action % K.ask_count
     return wanted // 4 if K.card_asks else wanted
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def group_runs(K, legal, count, starts, ranks):
     """``group_asks``: the legal actions grouped by (target, rank), as runs of ``legal``
     (the groups of one target and rank are contiguous); returns how many groups."""
@@ -88,16 +92,16 @@ def group_runs(K, legal, count, starts, ranks):
     return groups
 
 
-@numba.njit(cache=True)
-def card_from_hand(rng, seat, own, candidates, count):
+@numba.njit(cache=True, inline="always")
+def card_from_hand(rng, stream, own, candidates, count):
     """``cpus.card_from_hand``: a rank among ``candidates[:count]`` weighted by how many
     the hand holds (``random.choices``: the first cumulative weight above u * total)."""
     total = 0
     for i in range(count):
         total += own[candidates[i]]
     if total <= 0:
-        return candidates[below(rng, seat, count)]
-    point = uniform(rng, seat) * total
+        return candidates[below(rng, stream, count)]
+    point = uniform(rng, stream) * total
     cumulative = 0
     for i in range(count - 1):
         cumulative += own[candidates[i]]
@@ -106,7 +110,7 @@ def card_from_hand(rng, seat, own, candidates, count):
     return candidates[count - 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def distinct_ranks(K, ranks, groups, out):
     """The sorted distinct ranks of the groups; returns how many."""
     count = 0
@@ -123,45 +127,40 @@ def distinct_ranks(K, ranks, groups, out):
 
 
 @numba.njit(cache=True)
-def work_size(K):
-    """Scratch integers ``choose`` needs: the legal actions, their groups, and room for
-    the candidates (easy may hear a group up to 8 times)."""
-    return 5 * K.actions + 64
+def extra_size(K):
+    """Scratch for the candidates of ``choose`` (easy may hear a group up to 8 times)."""
+    return 2 * K.actions + 64
 
 
 @numba.njit(cache=True)
-def choose(S, K, C, g, seat, work):
+def choose(S, K, C, g, seat, legal, starts, ranks, extra):
     """The action the compiled CPU at ``seat`` of game ``g`` (the seat to move) takes.
-    ``work`` is scratch space (``work_size``)."""
-    actions = K.actions
-    legal = work[:actions]
-    starts = work[actions : 2 * actions + 1]
-    ranks = work[2 * actions + 1 : 3 * actions + 2]
-    extra = work[3 * actions + 2 :]
+    ``legal``, ``starts``, ``ranks`` and ``extra`` are scratch (``Scratch``)."""
     count = legal_actions(S, K, g, legal)
     level = C.level[g, seat]
-    rng = C.rng[g]
+    rng = C.rng
+    stream = g * K.players + seat
     if level == 0:
-        return legal[below(rng, seat, count)]
+        return legal[below(rng, stream, count)]
     groups = group_runs(K, legal, count, starts, ranks)
     if level == 1:
-        return _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra)
+        return _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra)
     if level == 2:
-        return _normal(S, K, g, seat, rng, legal, count, starts, ranks, groups, extra)
-    return _hard(S, K, g, seat, rng, legal, starts, ranks, groups, extra)
+        return _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra)
+    return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
 
 
-@numba.njit(cache=True)
-def _pick_in_group(rng, seat, legal, starts, k):
+@numba.njit(cache=True, inline="always")
+def _pick_in_group(rng, stream, legal, starts, k):
     """``rng.choice(groups[key])``."""
     size = starts[k + 1] - starts[k]
-    return legal[starts[k] + below(rng, seat, size)]
+    return legal[starts[k] + below(rng, stream, size)]
 
 
 @numba.njit(cache=True)
-def _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra):
+def _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra):
     """``EasyCPU.choose``."""
-    rng = C.rng[g]
+    rng = C.rng
     plan = C.plan[g, seat]
     if S.pool_len[g]:
         heard = extra  # the asks of the groups it was asked for, in the order asked
@@ -178,11 +177,11 @@ def _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra):
                         heard_count += 1
         answered = S.last[g, 0] == seat and (S.last[g, 3] > 0 or S.last[g, 5] > 0)
         if heard_count and not plan_heard:
-            plan = heard[below(rng, seat, heard_count)]
+            plan = heard[below(rng, stream, heard_count)]
         elif not _contains(legal, count, plan) or answered:
             candidates = extra
             held = distinct_ranks(K, ranks, groups, candidates)
-            rank = card_from_hand(rng, seat, S.counts[g, seat], candidates, held)
+            rank = card_from_hand(rng, stream, S.counts[g, seat], candidates, held)
             asks = extra
             size = 0
             for k in range(groups):
@@ -190,7 +189,7 @@ def _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra):
                     for j in range(starts[k], starts[k + 1]):
                         asks[size] = legal[j]
                         size += 1
-            plan = asks[below(rng, seat, size)]
+            plan = asks[below(rng, stream, size)]
         C.plan[g, seat] = plan
         return plan
     own = S.counts[g, seat]
@@ -223,13 +222,13 @@ def _easy(S, K, C, g, seat, legal, count, starts, ranks, groups, extra):
                 same += 1
         if same:
             size = same
-    plan = fresh[below(rng, seat, size)]
+    plan = fresh[below(rng, stream, size)]
     C.tried[g, seat, plan] = True
     C.plan[g, seat] = plan
     return plan
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _contains(values, count, value):
     for i in range(count):  # noqa: SIM110 (numba compiles the loop, not a generator)
         if values[i] == value:
@@ -237,7 +236,7 @@ def _contains(values, count, value):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _told(S, K, g, seat, offset, rank):
     """``NormalCPU.holds`` for one (target, rank): 1 holds, 0 does not, -1 not told
     recently."""
@@ -249,7 +248,7 @@ def _told(S, K, g, seat, offset, rank):
 
 
 @numba.njit(cache=True)
-def _normal(S, K, g, seat, rng, legal, count, starts, ranks, groups, extra):
+def _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra):
     """``NormalCPU.choose``."""
     keys = extra[: K.actions]
     size = 0
@@ -258,32 +257,32 @@ def _normal(S, K, g, seat, rng, legal, count, starts, ranks, groups, extra):
             keys[size] = k
             size += 1
     if size:
-        k = keys[below(rng, seat, size)]
-        return _pick_in_group(rng, seat, legal, starts, k)
+        k = keys[below(rng, stream, size)]
+        return _pick_in_group(rng, stream, legal, starts, k)
     candidates = extra[K.actions :]
     held = distinct_ranks(K, ranks, groups, candidates)
     own = S.counts[g, seat]
     while held:
-        rank = card_from_hand(rng, seat, own, candidates, held)
+        rank = card_from_hand(rng, stream, own, candidates, held)
         size = 0
         for k in range(groups):
             if ranks[k] == rank and _told(S, K, g, seat, legal[starts[k]] // K.ask_count, rank) < 0:
                 keys[size] = k
                 size += 1
         if size:
-            k = keys[below(rng, seat, size)]
-            return _pick_in_group(rng, seat, legal, starts, k)
+            k = keys[below(rng, stream, size)]
+            return _pick_in_group(rng, stream, legal, starts, k)
         kept = 0  # ranks.remove(rank)
         for i in range(held):
             if candidates[i] != rank:
                 candidates[kept] = candidates[i]
                 kept += 1
         held = kept
-    return legal[below(rng, seat, count)]
+    return legal[below(rng, stream, count)]
 
 
 @numba.njit(cache=True)
-def _hard(S, K, g, seat, rng, legal, starts, ranks, groups, extra):
+def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
     """``HardCPU.choose``: the knowledge bounds the seat deduces, best score first."""
     players = K.players
     own = S.counts[g, seat]
@@ -295,7 +294,7 @@ def _hard(S, K, g, seat, rng, legal, starts, ranks, groups, extra):
         S.sizes[g],
         own,
         S.unlaid[g],
-        K.hand_cap,
+        S.hand_cap,
         S.pool_len[g],
         K.max_copies,
         seat,
@@ -310,19 +309,21 @@ def _hard(S, K, g, seat, rng, legal, starts, ranks, groups, extra):
         rank = ranks[k]
         target = (seat + 1 + offset) % players
         proved, possible = low[offset, rank], high[offset, rank]
+        held = np.int64(own[rank])
+        hand = np.int64(S.sizes[g, target])
         if proved:
-            score = (np.int64(2), own[rank] + proved, own[rank], np.int64(0))
+            score = (np.int64(2), held + proved, held, np.int64(0))
         elif possible:
-            score = (np.int64(1), own[rank], possible, S.sizes[g, target])
+            score = (np.int64(1), held, possible, hand)
         else:
-            score = (np.int64(0), own[rank], np.int64(0), S.sizes[g, target])
+            score = (np.int64(0), held, np.int64(0), hand)
         if score > top:
             top = score
             size = 0
         if score == top:
             best[size] = k
             size += 1
-    k = best[below(rng, seat, size)]
+    k = best[below(rng, stream, size)]
     if not K.card_asks:
         return legal[starts[k]]
     # CardLedger.best_card: the card of the rank most likely at the target.
@@ -342,17 +343,32 @@ def _hard(S, K, g, seat, rng, legal, starts, ranks, groups, extra):
         if chance == top_chance:
             best[size] = legal[j]
             size += 1
-    return best[below(rng, seat, size)]
+    return best[below(rng, stream, size)]
 
 
 @numba.njit(cache=True)
 def choose_all(S, K, C, actions):
     """``actions[g]``: the choice of the compiled CPU to move in each live game (-1 where
     the game is over or the seat to move is not a compiled CPU)."""
-    work = np.empty(work_size(K), np.int64)
+    legal = np.empty(K.actions, np.int64)
+    starts = np.empty(K.actions + 1, np.int64)
+    ranks = np.empty(K.actions + 1, np.int64)
+    extra = np.empty(extra_size(K), np.int64)
     for g in range(actions.shape[0]):
         seat = S.current[g]
         if S.over[g] or C.level[g, seat] < 0:
             actions[g] = -1
         else:
-            actions[g] = choose(S, K, C, g, seat, work)
+            actions[g] = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+
+
+@numba.njit(cache=True)
+def reseed(K, C, games, seeds):
+    """A new game at each of ``games``: plans forgotten, seat s of game g seeded from
+    ``seeds[i]`` (stream g * P + s)."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        forget(C, g)
+        for seat in range(K.players):
+            stream = g * K.players + seat
+            C.rng[stream] = seed_state(np.uint64(seeds[i]), stream)

@@ -54,12 +54,12 @@ def seed_state(seed, stream):
 # ---------------------------------------------------------------------------- cards
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def rank_of_index(index):
     return index // 4  # the joker's index 52 gives rank 13
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def give(S, K, g, seat, index):
     """A card (by card index) arrives in a hand; the caller keeps the hand size."""
     S.counts[g, seat, rank_of_index(index)] += 1
@@ -69,7 +69,7 @@ def give(S, K, g, seat, index):
         S.next_stamp[g] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def draw_top(S, K, g, seat):
     """The pool's top card goes to ``seat``; returns its card index."""
     S.pool_len[g] -= 1
@@ -94,7 +94,7 @@ def lay(S, K, g, seat, rank):
         S.sizes[g, seat] -= set_size
         S.caught[g, seat, rank] += 1
         S.catch_count[g, seat] += 1
-        S.points[g, seat] += K.rank_points[rank]
+        S.points[g, seat] += S.rank_points[rank]
         S.num_caught[g] += 1
         public.on_catch(S, K, g, seat, rank)
     if K.winner == 2 and S.sizes[g, seat] == 0 and S.first_empty[g] < 0:
@@ -133,7 +133,7 @@ def lay_all(S, K, g, seat):
                 return
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def emptied(S, K, g, seat, draw_now):
     """``Game._emptied``: a hand has just become empty (or is empty at its turn)."""
     if K.ends_on_empty_hand:
@@ -164,7 +164,7 @@ def refill(S, K, g, seat):
             go_out(S, K, g, seat)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def pool_emptied(S, K, g):
     """``Game._pool_emptied``: the last card has left the pool."""
     if S.over[g]:
@@ -179,7 +179,7 @@ def pool_emptied(S, K, g):
                 return
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def go_out(S, K, g, seat):
     if S.out[g, seat]:
         return
@@ -189,7 +189,7 @@ def go_out(S, K, g, seat):
         end(S, K, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def has_card_to_ask(S, K, g, seat):
     """``bool(Game._wanted_cards(hand))``: exact-card asks leave it a card to name."""
     for rank in range(K.ranks):
@@ -203,7 +203,7 @@ def has_card_to_ask(S, K, g, seat):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def can_ask(S, K, g, seat):
     """``Game._can_ask``."""
     if S.sizes[g, seat] == 0:
@@ -225,7 +225,7 @@ def can_ask(S, K, g, seat):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def start_turn(S, K, g, seat):
     """``Game._start_turn``: the next seat able to ask, from ``seat`` going left."""
     passes = 0
@@ -438,7 +438,7 @@ def apply_asks(S, K, targets, wanted):
             ask(S, K, g, targets[g], wanted[g])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def action_ask(K, seat, action):
     """``ActionCodec.to_ask``: (target, wanted) of an action by ``seat``."""
     offset = action // K.ask_count

@@ -13,7 +13,13 @@ from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, Observat
 from gofish_env.rules import Rules
 from gofish_env.vector import engine, views
 from gofish_env.vector import knowledge as public
-from gofish_env.vector.state import allocate, constants, encoder_tables, state_bytes
+from gofish_env.vector.state import (
+    allocate,
+    constants,
+    encoder_tables,
+    state_bytes,
+    state_struct,
+)
 
 _REFUSALS = {
     views.NOT_A_SEAT: "not a seat: {target} (seats are 0 to {last_seat})",
@@ -81,6 +87,9 @@ class VectorGame:
         self.constants = constants(rules)
         self._at, self._gather, _ = encoder_tables(rules, history)
         self.state = allocate(rules, num_games, history, log_size)
+        # The same arrays as the kernels get them (gofish_env.vector.structs says why).
+        self.kernel_state = state_struct(self.state)
+        self.kernel_constants = self.constants
         self._scratch_masks = np.zeros((num_games, self.constants.actions), np.int8)
 
     def seed(self, seed: int | None) -> None:
@@ -98,7 +107,7 @@ class VectorGame:
         indices = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
         if indices.size and (indices.min() < 0 or indices.max() >= self.num_games):
             raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
-        engine.deal_games(self.state, self.constants, indices)
+        engine.deal_games(self.kernel_state, self.kernel_constants, indices)
 
     # ------------------------------------------------------------------ exact positions
 
@@ -137,7 +146,7 @@ class VectorGame:
 
     def _copy_game(self, g: int, game: Game) -> None:
         S, K = self.state, self.constants
-        engine.clear_game(S, K, g)
+        engine.clear_game(self.kernel_state, self.kernel_constants, g)
         stamp = 0
         for seat in range(self.players):
             S.counts[g, seat] = game.hand_counts(seat)
@@ -179,7 +188,7 @@ class VectorGame:
             S.last[g] = fields
             if index < S.log.shape[1]:
                 S.log[g, index] = fields
-            public.remember(S, K, g, index, *fields)
+            public.remember(self.kernel_state, self.kernel_constants, g, index, *fields)
 
     def dealt_game(self, game: int) -> Game:
         """The Python ``Game`` of game ``game``'s last deal (before anything is laid): its
@@ -203,10 +212,10 @@ class VectorGame:
         the rules refuse raises ``IllegalAsk`` naming the game, and nothing changes."""
         targets = self._column("targets", targets)
         wanted = self._column("wanted", wanted)
-        game, reason = views.check_asks(self.state, self.constants, targets, wanted)
+        game, reason = views.check_asks(self.kernel_state, self.kernel_constants, targets, wanted)
         if game >= 0:
             raise IllegalAsk(f"game {game}: {self._refusal(game, reason, targets, wanted)}")
-        engine.apply_asks(self.state, self.constants, targets, wanted)
+        engine.apply_asks(self.kernel_state, self.kernel_constants, targets, wanted)
 
     def step(self, actions) -> None:
         """``ask`` with actions in the envs' layout (relative to each game's seat to move)."""
@@ -296,14 +305,28 @@ class VectorGame:
         """[N, P] int8: the seats that win if each game ends now (``Game.leaders``)."""
         result = np.zeros((self.num_games, self.players), np.int8)
         for game in range(self.num_games):
-            engine.leaders(self.state, self.constants, game, result[game])
+            engine.leaders(self.kernel_state, self.kernel_constants, game, result[game])
         return result
 
     def legal_mask(self) -> np.ndarray:
         """[N, actions] bool: the legal actions of each game's seat to move, in the envs'
         layout (all False where the game is over)."""
-        views.legal_masks(self.state, self.constants, self._scratch_masks)
+        views.legal_masks(self.kernel_state, self.kernel_constants, self._scratch_masks)
         return self._scratch_masks.astype(bool)
+
+    def legal_mask_of(self, game: int) -> np.ndarray:
+        """One game's ``legal_mask`` row."""
+        row = np.zeros(self.constants.actions, np.int8)
+        views.legal_mask_one(self.kernel_state, self.kernel_constants, int(game), row)
+        return row.astype(bool)
+
+    def observe_game(self, game: int, seat: int) -> np.ndarray:
+        """One game's observation for one seat."""
+        row = np.zeros(self.layout.size, np.float32)
+        views.observe_into(
+            self.kernel_state, self.kernel_constants, self._at, self._gather, game, seat, row
+        )
+        return row
 
     def observe(self, seats) -> np.ndarray:
         """[N, size] float32: each game's observation for ``seats[g]``, the vector the AEC
@@ -313,7 +336,12 @@ class VectorGame:
             raise ValueError(f"seats: allowed: seats from 0 to {self.players - 1}")
         out = np.empty((self.num_games, self.layout.size), np.float32)
         views.observe(
-            self.state, self.constants, self._at, self._gather, seats.astype(np.int64), out
+            self.kernel_state,
+            self.kernel_constants,
+            self._at,
+            self._gather,
+            seats.astype(np.int64),
+            out,
         )
         return out
 

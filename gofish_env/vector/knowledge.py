@@ -3,9 +3,10 @@ and ``ObservationEncoder.update`` written once more over arrays.
 
 The engine calls one function here at each point where the reference ``Game`` appends an
 event to its log, in the same order, so the bounds follow the same steps. The two event
-steps the reference already compiles (a miss, a private draw) are its own kernels. The
-differential tests (tests/test_vector_engine.py) compare the results with the reference
-bit for bit after every ask.
+steps the reference compiles (``go_fish_kernel``, ``private_draw_kernel``) are written out
+here over the game's index: handing them a game's rows as array views costs more than
+their few loops, at every miss. The differential tests (tests/test_vector_engine.py)
+compare the results with the reference bit for bit after every ask.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gofish_env.knowledge import UNBOUNDED, go_fish_kernel, private_draw_kernel
+from gofish_env.knowledge import UNBOUNDED
 from gofish_env.vector.state import EASY_MEMORY
 
 
@@ -25,7 +26,7 @@ def new_game(S, K, g):
     S.most[g] = UNBOUNDED
     S.sure[g] = UNBOUNDED
     S.skips[g] = False
-    S.unlaid[g] = K.copies
+    S.unlaid[g] = S.copies
     S.buffer[g] = 0.0
     S.ring[g] = 0
     S.last[g] = -1
@@ -37,13 +38,13 @@ def new_game(S, K, g):
     S.lacks[g] = False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def skips_sure_hits(S, g, seat):
     S.skips[g, seat] = True
     S.sure[g, seat] = UNBOUNDED
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_ask(S, g, asker, rank):
     if S.least[g, asker, rank] < 1:
         S.least[g, asker, rank] = 1
@@ -51,7 +52,7 @@ def on_ask(S, g, asker, rank):
         skips_sure_hits(S, g, asker)  # it holds a rank it passed up
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_hit(S, K, g, asker, target, rank, count):
     if count > S.sure[g, target, rank]:
         skips_sure_hits(S, g, target)  # it held what it was assumed not to
@@ -68,24 +69,46 @@ def on_hit(S, K, g, asker, target, rank, count):
         S.sure[g, target, rank] = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_go_fish(S, K, g, asker, target, rank):
-    if not K.card_asks:
-        go_fish_kernel(S.least[g], S.most[g], S.sure[g], S.skips[g], asker, target, rank)
+    """``go_fish_kernel``: the target holds none of the rank; and had the asker held a rank
+    another seat is proved to hold, it would have asked for that instead (rank asks)."""
+    if K.card_asks:
+        return
+    least, sure = S.least, S.sure
+    least[g, target, rank] = 0
+    S.most[g, target, rank] = 0
+    sure[g, target, rank] = 0
+    if S.skips[g, asker]:
+        return
+    for other in range(K.ranks):
+        if other == rank:
+            continue
+        for seat in range(K.players):
+            if seat != asker and least[g, seat, other] > 0:
+                sure[g, asker, other] = 0
+                break
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_draw(S, K, g, seat, shown_rank, asked_rank):
-    """A fished card: ``shown_rank`` when it is shown, else -1 (private)."""
+    """A fished card: ``shown_rank`` when it is shown, else -1: ``private_draw_kernel``, one
+    more of any rank but the one asked for (which it may be under exact-card asks)."""
+    most, sure = S.most, S.sure
     if shown_rank >= 0:
         S.least[g, seat, shown_rank] += 1
-        S.most[g, seat, shown_rank] += 1
-        S.sure[g, seat, shown_rank] += 1
-    else:
-        private_draw_kernel(S.most[g], S.sure[g], seat, -1 if K.card_asks else asked_rank)
+        most[g, seat, shown_rank] += 1
+        sure[g, seat, shown_rank] += 1
+        return
+    for rank in range(K.ranks):
+        most[g, seat, rank] += 1
+        sure[g, seat, rank] += 1
+    if not K.card_asks:
+        most[g, seat, asked_rank] -= 1
+        sure[g, seat, asked_rank] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_catch(S, K, g, seat, rank):
     """A catch laid (the game's arrays already count it): bounds, the encoder's buffer and
     the reward components."""
@@ -95,13 +118,13 @@ def on_catch(S, K, g, seat, rank):
     S.most[g, seat, rank] = min(S.most[g, seat, rank] - set_size, set_size - 1)
     S.sure[g, seat, rank] = max(min(S.sure[g, seat, rank] - set_size, set_size - 1), 0)
     write_catches(S, K, g, seat, rank)
-    points = K.rank_points[rank]
+    points = S.rank_points[rank]
     S.parts[g, seat, 0] += 1.0
     S.parts[g, seat, 1] += points / 14.0
     S.parts[g, seat, 2] += points * K.tiebreak_scale
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def write_catches(S, K, g, seat, rank):
     """The encoder's buffer for one seat's catches: count, points and one rank's count."""
     S.buffer[g, seat] = S.catch_count[g, seat] / K.total_sets_divisor
@@ -112,14 +135,14 @@ def write_catches(S, K, g, seat, rank):
     ) / np.float32(K.max_rank_catches)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_empty_hand_draw(S, g, seat, count):
     S.least[g, seat] = 0
     S.most[g, seat] = count
     S.sure[g, seat] = count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def on_out(S, K, g, seat):
     S.buffer[g, K.out_at + seat] = 1.0
 
@@ -135,23 +158,44 @@ def on_game_over(S, g):
             S.parts[g, seat, 3] += 1.0 / winners
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def record_ask(S, K, g, asker, target, wanted, hit, fished, shown):
     """A finished ask (its answer known): the encoder's ring, the last record, the ask log,
     and what the compiled CPUs remember of it."""
     index = S.num_asks[g] - 1
+    _write_record(S.last, g, 0, asker, target, wanted, hit, fished, shown)
     history = S.ring.shape[1]
-    record = (asker, target, wanted, hit, fished, shown)
-    for field in range(6):
-        S.last[g, field] = record[field]
-        if history:
-            S.ring[g, index % history, field] = record[field]
-        if index < S.log.shape[1]:
-            S.log[g, index, field] = record[field]
+    if history:
+        ring = S.ring
+        row = index % history
+        ring[g, row, 0] = asker
+        ring[g, row, 1] = target
+        ring[g, row, 2] = wanted
+        ring[g, row, 3] = hit
+        ring[g, row, 4] = fished
+        ring[g, row, 5] = shown
+    if index < S.log.shape[1]:
+        log = S.log
+        log[g, index, 0] = asker
+        log[g, index, 1] = target
+        log[g, index, 2] = wanted
+        log[g, index, 3] = hit
+        log[g, index, 4] = fished
+        log[g, index, 5] = shown
     remember(S, K, g, index, asker, target, wanted, hit, fished, shown)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _write_record(rows, g, unused, asker, target, wanted, hit, fished, shown):
+    rows[g, 0] = asker
+    rows[g, 1] = target
+    rows[g, 2] = wanted
+    rows[g, 3] = hit
+    rows[g, 4] = fished
+    rows[g, 5] = shown
+
+
+@numba.njit(cache=True, inline="always")
 def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
     """What the compiled CPUs keep of public ask number ``index`` (``gofish_env.cpus``:
     normal's ``_told``, easy's ``_asked_me``, hard's ``CardLedger``). Each is a function
@@ -164,22 +208,21 @@ def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
         S.told_index[g, target, rank] = index
         S.told_holds[g, target, rank] = False
     # easy: each seat remembers the last requests made to it; asking drops them.
-    memory = S.asked_me[g, target]
+    memory = S.asked_me
     length = S.asked_me_len[g, target]
     if length == EASY_MEMORY:
         for i in range(EASY_MEMORY - 1):
-            memory[i, 0] = memory[i + 1, 0]
-            memory[i, 1] = memory[i + 1, 1]
+            memory[g, target, i, 0] = memory[g, target, i + 1, 0]
+            memory[g, target, i, 1] = memory[g, target, i + 1, 1]
         length -= 1
-    memory[length, 0] = asker
-    memory[length, 1] = rank
+    memory[g, target, length, 0] = asker
+    memory[g, target, length, 1] = rank
     S.asked_me_len[g, target] = length + 1
-    mine = S.asked_me[g, asker]
     kept = 0
     for i in range(S.asked_me_len[g, asker]):
-        if not (mine[i, 0] == target and mine[i, 1] == rank):
-            mine[kept, 0] = mine[i, 0]
-            mine[kept, 1] = mine[i, 1]
+        if not (memory[g, asker, i, 0] == target and memory[g, asker, i, 1] == rank):
+            memory[g, asker, kept, 0] = memory[g, asker, i, 0]
+            memory[g, asker, kept, 1] = memory[g, asker, i, 1]
             kept += 1
     S.asked_me_len[g, asker] = kept
     if K.card_asks:

@@ -15,7 +15,7 @@ NOT_A_SEAT, ASKS_ITSELF, TARGET_OUT, TARGET_EMPTY, NOT_WANTED, NOT_HELD = 1, 2, 
 LAID_CARD, HELD_CARD = 7, 8
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def target_open(S, K, g, asker, target):
     """Whether the seat to move may ask ``target`` (``Game._compute_legal``'s targets)."""
     if target == asker:
@@ -28,7 +28,7 @@ def target_open(S, K, g, asker, target):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def wanted_open(S, K, g, asker, wanted):
     """Whether the seat to move may name ``wanted`` (a rank, or a card index)."""
     if not K.card_asks:
@@ -41,21 +41,43 @@ def wanted_open(S, K, g, asker, wanted):
     return not S.laid_cards[g, wanted] and (K.allow_held or S.cards[g, asker, wanted] == 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def legal_actions(S, K, g, out):
     """The legal actions of game ``g``'s seat to move, ascending (the order of
-    ``Game.legal_asks``), into ``out``; returns how many."""
+    ``Game.legal_asks``), into ``out``; returns how many. (The checks of ``target_open``
+    and ``wanted_open`` written out: this runs at every decision.)"""
     if S.over[g]:
         return 0
     asker = S.current[g]
+    players, ask_count = K.players, K.ask_count
+    wanted = np.uint64(0)  # bit w: the asker may name w (at most 53 of them)
+    if K.card_asks:
+        for w in range(ask_count):
+            if wanted_open(S, K, g, asker, w):
+                wanted |= np.uint64(1) << np.uint64(w)
+    else:
+        counts = S.counts
+        for w in range(ask_count):
+            if counts[g, asker, w] > 0:
+                wanted |= np.uint64(1) << np.uint64(w)
+    sizes = S.sizes
+    to_any = True  # every other seat may be asked, or (when a hand is empty) the non-empty
+    empty_ok = K.askable_empty and S.pool_len[g] > 0
+    if not empty_ok:
+        for seat in range(players):
+            if sizes[g, seat] == 0:
+                to_any = False
     count = 0
-    for offset in range(K.players - 1):
-        target = (asker + 1 + offset) % K.players
-        if not target_open(S, K, g, asker, target):
+    for offset in range(players - 1):
+        target = (asker + 1 + offset) % players
+        if empty_ok:
+            if S.out[g, target]:
+                continue
+        elif not to_any and sizes[g, target] == 0:
             continue
-        for wanted in range(K.ask_count):
-            if wanted_open(S, K, g, asker, wanted):
-                out[count] = offset * K.ask_count + wanted
+        for w in range(ask_count):
+            if (wanted >> np.uint64(w)) & np.uint64(1):
+                out[count] = offset * ask_count + w
                 count += 1
     return count
 
@@ -68,6 +90,15 @@ def legal_masks(S, K, masks):
         masks[g] = 0
         for i in range(legal_actions(S, K, g, scratch)):
             masks[g, scratch[i]] = 1
+
+
+@numba.njit(cache=True)
+def legal_mask_one(S, K, g, row):
+    """Game ``g``'s legal actions as a 0/1 row."""
+    scratch = np.empty(K.actions, np.int64)
+    row[:] = 0
+    for i in range(legal_actions(S, K, g, scratch)):
+        row[scratch[i]] = 1
 
 
 @numba.njit(cache=True)
@@ -88,7 +119,7 @@ def observe_into(S, K, at, gather, g, seat, row):
         S.most[g],
         S.sure[g],
         S.unlaid[g],
-        K.hand_cap,
+        S.hand_cap,
         K.max_copies,
         at,
     )
