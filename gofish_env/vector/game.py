@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gofish_env.cards import card_index, card_str
+from gofish_env.cards import RANK_POINTS, card_index, card_str
+from gofish_env.events import Catch
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import PublicKnowledge
 from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
@@ -181,6 +182,15 @@ class VectorGame:
         S.least[g], S.most[g], S.sure[g] = known.least, known.most, known.sure_hit_most
         S.skips[g], S.unlaid[g] = known.skips_sure_hits, known.unlaid
         S.buffer[g], S.ring[g] = encoder.buffer, encoder.ask_ring
+        # Everything in the log is unpaid: the environments pay it with the first step.
+        for event in game.events:
+            if isinstance(event, Catch):
+                points = RANK_POINTS[event.rank]
+                S.parts[g, event.seat, 0] += 1.0
+                S.parts[g, event.seat, 1] += points / 14.0
+                S.parts[g, event.seat, 2] += points * K.tiebreak_scale
+        for seat in game.winners:
+            S.parts[g, seat, 3] += 1.0 / len(game.winners)
         for index, record in enumerate(known.asks):
             wanted = record.rank if record.card is None else record.card
             fields = (record.asker, record.target, wanted, record.hit)
