@@ -4,5 +4,6 @@
 """
 
 from gofish_env.vector.game import VectorGame
+from gofish_env.vector.players import CompiledCPUs
 
-__all__ = ["VectorGame"]
+__all__ = ["CompiledCPUs", "VectorGame"]
