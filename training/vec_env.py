@@ -28,11 +28,12 @@ TRACEBACK_KEY = "env_error_traceback"
 
 
 class EnvFailure(RuntimeError):
-    """An environment failed: ``index`` is its place in the vec env, ``detail`` what
-    happened (the original exception, or how its worker process ended)."""
+    """An environment failed: ``index`` is its place in the vec env (-1: not known),
+    ``detail`` what happened (the original exception, or how its worker process ended)."""
 
     def __init__(self, index: int, detail: str, trace: str = ""):
-        super().__init__(f"environment {index} failed: {detail}")
+        where = f"environment {index}" if index >= 0 else "the vector environment"
+        super().__init__(f"{where} failed: {detail}")
         self.index = index
         self.detail = detail
         self.trace = trace

@@ -284,11 +284,13 @@ class LearnerBatch:
                 if action is None
                 else f"chose action {action!r}, which was refused: {error}"
             )
-            raise OpponentError(
+            failure = OpponentError(
                 f"env {game}: the opponent at seat {seat} ({spec}) {what}. Call reset().",
                 seat,
                 spec,
-            ) from error
+            )
+            failure.env = game
+            raise failure from error
         actions = np.zeros(self.num_envs, np.int64)
         actions[game] = action
         play.apply_actions(
