@@ -19,7 +19,7 @@ from gofish_env.cpus import RECENT_ASKS
 from gofish_env.knowledge import opponent_bounds_kernel
 from gofish_env.vector.engine import below, seed_state, uniform
 from gofish_env.vector.structs import borrowing_builder, struct_types
-from gofish_env.vector.views import legal_actions
+from gofish_env.vector.views import legal_action_at, legal_actions, legal_sets
 
 COMPILED_LEVELS = ("random", "easy", "normal", "hard")
 LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
@@ -37,7 +37,7 @@ CPUState, CPUStateStructType = struct_types("CPUState", CPU_FIELDS, __name__)
 _build_cpu_state = borrowing_builder(CPUStateStructType)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def cpu_state_struct(state):
     """The struct the kernels get: the CPU state's arrays, borrowed (``structs``)."""
     return _build_cpu_state(state)
@@ -54,7 +54,7 @@ def allocate_cpus(num_games: int, players: int, ranks: int, actions: int) -> CPU
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def forget(C, g):
     """``CPU.reset``: a new game, no plan (the generators are reseeded by the caller)."""
     C.plan[g] = -1
@@ -65,14 +65,14 @@ def forget(C, g):
 # ---------------------------------------------------------------------------- shared steps
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def wanted_rank(K, action):
     """The rank an action names (``rank_of``)."""
     wanted = action % K.ask_count
     return wanted // 4 if K.card_asks else wanted
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def group_runs(K, legal, count, starts, ranks):
     """``group_asks``: the legal actions grouped by (target, rank), as runs of ``legal``
     (the groups of one target and rank are contiguous); returns how many groups."""
@@ -92,7 +92,7 @@ def group_runs(K, legal, count, starts, ranks):
     return groups
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def card_from_hand(rng, stream, own, candidates, count):
     """``cpus.card_from_hand``: a rank among ``candidates[:count]`` weighted by how many
     the hand holds (``random.choices``: the first cumulative weight above u * total)."""
@@ -110,7 +110,7 @@ def card_from_hand(rng, stream, own, candidates, count):
     return candidates[count - 1]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def distinct_ranks(K, ranks, groups, out):
     """The sorted distinct ranks of the groups; returns how many."""
     count = 0
@@ -126,22 +126,22 @@ def distinct_ranks(K, ranks, groups, out):
 # ---------------------------------------------------------------------------- the levels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def extra_size(K):
     """Scratch for the candidates of ``choose`` (easy may hear a group up to 8 times)."""
     return 2 * K.actions + 64
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def choose(S, K, C, g, seat, legal, starts, ranks, extra):
     """The action the compiled CPU at ``seat`` of game ``g`` (the seat to move) takes.
     ``legal``, ``starts``, ``ranks`` and ``extra`` are scratch (``Scratch``)."""
-    count = legal_actions(S, K, g, legal)
     level = C.level[g, seat]
     rng = C.rng
     stream = g * K.players + seat
     if level == 0:
-        return legal[below(rng, stream, count)]
+        return random_choice(S, K, C, g, seat)
+    count = legal_actions(S, K, g, legal)
     groups = group_runs(K, legal, count, starts, ranks)
     if level == 1:
         return _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra)
@@ -150,14 +150,22 @@ def choose(S, K, C, g, seat, legal, starts, ranks, extra):
     return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def random_choice(S, K, C, g, seat):
+    """``RandomCPU.choose``: legal[below(count)], without making the list."""
+    wanted, names, targets, opened = legal_sets(S, K, g)
+    index = below(C.rng, g * K.players + seat, names * opened)
+    return legal_action_at(K, wanted, names, targets, index)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _pick_in_group(rng, stream, legal, starts, k):
     """``rng.choice(groups[key])``."""
     size = starts[k + 1] - starts[k]
     return legal[starts[k] + below(rng, stream, size)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra):
     """``EasyCPU.choose``."""
     rng = C.rng
@@ -228,7 +236,7 @@ def _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra):
     return plan
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _contains(values, count, value):
     for i in range(count):  # noqa: SIM110 (numba compiles the loop, not a generator)
         if values[i] == value:
@@ -236,7 +244,7 @@ def _contains(values, count, value):
     return False
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _told(S, K, g, seat, offset, rank):
     """``NormalCPU.holds`` for one (target, rank): 1 holds, 0 does not, -1 not told
     recently."""
@@ -247,7 +255,7 @@ def _told(S, K, g, seat, offset, rank):
     return 1 if S.told_holds[g, target, rank] else 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra):
     """``NormalCPU.choose``."""
     keys = extra[: K.actions]
@@ -281,7 +289,7 @@ def _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, ext
     return legal[below(rng, stream, count)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
     """``HardCPU.choose``: the knowledge bounds the seat deduces, best score first."""
     players = K.players
@@ -346,7 +354,7 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
     return best[below(rng, stream, size)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def choose_all(S, K, C, actions):
     """``actions[g]``: the choice of the compiled CPU to move in each live game (-1 where
     the game is over or the seat to move is not a compiled CPU)."""
@@ -362,7 +370,7 @@ def choose_all(S, K, C, actions):
             actions[g] = choose(S, K, C, g, seat, legal, starts, ranks, extra)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def reseed(K, C, games, seeds):
     """A new game at each of ``games``: plans forgotten, seat s of game g seeded from
     ``seeds[i]`` (stream g * P + s)."""

@@ -22,7 +22,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def mix64(z):
     """splitmix64's output function."""
     z = (z ^ (z >> np.uint64(30))) * _MIX1
@@ -30,7 +30,7 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def uniform(states, index):
     """A float in [0, 1) from the splitmix64 generator ``states[index]`` (53 bits)."""
     state = states[index] + _GOLDEN
@@ -38,13 +38,13 @@ def uniform(states, index):
     return (mix64(state) >> np.uint64(11)) * _TO_UNIT
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def below(states, index, n):
     """An integer in [0, n): floor(uniform * n), as the tests' mirror of ``random.choice``."""
     return int(uniform(states, index) * n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def seed_state(seed, stream):
     """The starting state of stream ``stream`` of ``seed``: independent streams for every
     game and seat, the same whatever the batch size."""
@@ -54,12 +54,12 @@ def seed_state(seed, stream):
 # ---------------------------------------------------------------------------- cards
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def rank_of_index(index):
     return index // 4  # the joker's index 52 gives rank 13
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def give(S, K, g, seat, index):
     """A card (by card index) arrives in a hand; the caller keeps the hand size."""
     S.counts[g, seat, rank_of_index(index)] += 1
@@ -69,7 +69,7 @@ def give(S, K, g, seat, index):
         S.next_stamp[g] += 1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def draw_top(S, K, g, seat):
     """The pool's top card goes to ``seat``; returns its card index."""
     S.pool_len[g] -= 1
@@ -81,7 +81,7 @@ def draw_top(S, K, g, seat):
 # ---------------------------------------------------------------------------- consequences
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def lay(S, K, g, seat, rank):
     """``Game._lay``: lay every complete set of ``rank`` in the seat's hand."""
     set_size = K.set_size
@@ -104,7 +104,7 @@ def lay(S, K, g, seat, rank):
         end(S, K, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _lay_oldest_cards(S, K, g, seat, rank):
     """A catch under exact-card asks lays the rank's cards that arrived first (the
     reference keeps each rank's cards in a list in arrival order)."""
@@ -123,7 +123,7 @@ def _lay_oldest_cards(S, K, g, seat, rank):
         S.laid_cards[g, oldest] = True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def lay_all(S, K, g, seat):
     """``Game._lay_all``: every complete set in the hand, lowest rank first."""
     for rank in range(K.ranks):
@@ -133,7 +133,7 @@ def lay_all(S, K, g, seat):
                 return
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def emptied(S, K, g, seat, draw_now):
     """``Game._emptied``: a hand has just become empty (or is empty at its turn)."""
     if K.ends_on_empty_hand:
@@ -144,7 +144,7 @@ def emptied(S, K, g, seat, draw_now):
         refill(S, K, g, seat)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def refill(S, K, g, seat):
     """``Game._refill``: draw the empty-hand cards while the hand stays empty."""
     while S.sizes[g, seat] == 0 and S.pool_len[g] and not S.over[g]:
@@ -164,7 +164,7 @@ def refill(S, K, g, seat):
             go_out(S, K, g, seat)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def pool_emptied(S, K, g):
     """``Game._pool_emptied``: the last card has left the pool."""
     if S.over[g]:
@@ -179,7 +179,7 @@ def pool_emptied(S, K, g):
                 return
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def go_out(S, K, g, seat):
     if S.out[g, seat]:
         return
@@ -189,7 +189,7 @@ def go_out(S, K, g, seat):
         end(S, K, g)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def has_card_to_ask(S, K, g, seat):
     """``bool(Game._wanted_cards(hand))``: exact-card asks leave it a card to name."""
     for rank in range(K.ranks):
@@ -203,7 +203,7 @@ def has_card_to_ask(S, K, g, seat):
     return False
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def can_ask(S, K, g, seat):
     """``Game._can_ask``."""
     if S.sizes[g, seat] == 0:
@@ -225,7 +225,7 @@ def can_ask(S, K, g, seat):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def start_turn(S, K, g, seat):
     """``Game._start_turn``: the next seat able to ask, from ``seat`` going left."""
     passes = 0
@@ -244,7 +244,7 @@ def start_turn(S, K, g, seat):
     end(S, K, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def end(S, K, g):
     """``Game._end`` with ``Game.leaders``."""
     if S.over[g]:
@@ -255,7 +255,7 @@ def end(S, K, g):
     public.on_game_over(S, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def leaders(S, K, g, winners):
     """``Game.leaders``: 1 in ``winners`` for each seat that wins if the game ends now."""
     winners[:] = 0
@@ -278,7 +278,7 @@ def leaders(S, K, g, winners):
 # ---------------------------------------------------------------------------- the deal
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def clear_game(S, K, g):
     """A blank table for game ``g``: no cards anywhere, knowledge forgotten."""
     S.counts[g] = 0
@@ -301,7 +301,7 @@ def clear_game(S, K, g):
     public.new_game(S, K, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def deal(S, K, g):
     """``Game(rules, seed)`` with game ``g``'s own generator: shuffle, deal one card at a
     time from the first player, then the opening (catches, empty hands, the first turn)."""
@@ -332,7 +332,7 @@ def deal(S, K, g):
     opening(S, K, g, first)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def opening(S, K, g, first):
     """``Game._setup`` for a deal: opening catches from the dealer going left, then empty
     hands in the same order, then the first turn."""
@@ -352,7 +352,7 @@ def opening(S, K, g, first):
 # ---------------------------------------------------------------------------- asking
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def ask(S, K, g, target, wanted):
     """``Game.ask`` for a legal ask by the seat to move (checked by the caller): a rank,
     or a card index under exact-card asks."""
@@ -422,14 +422,14 @@ def ask(S, K, g, target, wanted):
             start_turn(S, K, g, next_seat)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def deal_games(S, K, games):
     """Deal a new game at each index of ``games``."""
     for g in games:
         deal(S, K, g)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def apply_asks(S, K, targets, wanted):
     """One checked ask in every live game: ``targets[g]`` is a seat, ``wanted[g]`` a rank
     or card index."""
@@ -438,7 +438,7 @@ def apply_asks(S, K, targets, wanted):
             ask(S, K, g, targets[g], wanted[g])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def action_ask(K, seat, action):
     """``ActionCodec.to_ask``: (target, wanted) of an action by ``seat``."""
     offset = action // K.ask_count

@@ -18,7 +18,7 @@ from gofish_env.knowledge import UNBOUNDED
 from gofish_env.vector.state import EASY_MEMORY
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def new_game(S, K, g):
     """The ``Deal`` event: forget the last game's knowledge (the hand sizes and pool are
     the game's own arrays)."""
@@ -38,13 +38,13 @@ def new_game(S, K, g):
     S.lacks[g] = False
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def skips_sure_hits(S, g, seat):
     S.skips[g, seat] = True
     S.sure[g, seat] = UNBOUNDED
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_ask(S, g, asker, rank):
     if S.least[g, asker, rank] < 1:
         S.least[g, asker, rank] = 1
@@ -52,7 +52,7 @@ def on_ask(S, g, asker, rank):
         skips_sure_hits(S, g, asker)  # it holds a rank it passed up
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_hit(S, K, g, asker, target, rank, count):
     if count > S.sure[g, target, rank]:
         skips_sure_hits(S, g, target)  # it held what it was assumed not to
@@ -69,46 +69,47 @@ def on_hit(S, K, g, asker, target, rank, count):
         S.sure[g, target, rank] = 0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_go_fish(S, K, g, asker, target, rank):
     """``go_fish_kernel``: the target holds none of the rank; and had the asker held a rank
     another seat is proved to hold, it would have asked for that instead (rank asks)."""
     if K.card_asks:
         return
-    least, sure = S.least, S.sure
-    least[g, target, rank] = 0
+    least = S.least[g]  # one game's rows: the loops below index them directly
+    least[target, rank] = 0
     S.most[g, target, rank] = 0
-    sure[g, target, rank] = 0
+    S.sure[g, target, rank] = 0
     if S.skips[g, asker]:
         return
-    for other in range(K.ranks):
-        if other == rank:
+    sure = S.sure[g, asker]
+    for seat in range(K.players):
+        if seat == asker:
             continue
-        for seat in range(K.players):
-            if seat != asker and least[g, seat, other] > 0:
-                sure[g, asker, other] = 0
-                break
+        proved = least[seat]
+        for other in range(K.ranks):
+            if proved[other] > 0 and other != rank:
+                sure[other] = 0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_draw(S, K, g, seat, shown_rank, asked_rank):
     """A fished card: ``shown_rank`` when it is shown, else -1: ``private_draw_kernel``, one
     more of any rank but the one asked for (which it may be under exact-card asks)."""
-    most, sure = S.most, S.sure
+    most, sure = S.most[g, seat], S.sure[g, seat]  # the seat's rows
     if shown_rank >= 0:
         S.least[g, seat, shown_rank] += 1
-        most[g, seat, shown_rank] += 1
-        sure[g, seat, shown_rank] += 1
+        most[shown_rank] += 1
+        sure[shown_rank] += 1
         return
     for rank in range(K.ranks):
-        most[g, seat, rank] += 1
-        sure[g, seat, rank] += 1
+        most[rank] += 1
+        sure[rank] += 1
     if not K.card_asks:
-        most[g, seat, asked_rank] -= 1
-        sure[g, seat, asked_rank] -= 1
+        most[asked_rank] -= 1
+        sure[asked_rank] -= 1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_catch(S, K, g, seat, rank):
     """A catch laid (the game's arrays already count it): bounds, the encoder's buffer and
     the reward components."""
@@ -124,7 +125,7 @@ def on_catch(S, K, g, seat, rank):
     S.parts[g, seat, 2] += points * K.tiebreak_scale
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def write_catches(S, K, g, seat, rank):
     """The encoder's buffer for one seat's catches: count, points and one rank's count."""
     S.buffer[g, seat] = S.catch_count[g, seat] / K.total_sets_divisor
@@ -135,19 +136,19 @@ def write_catches(S, K, g, seat, rank):
     ) / np.float32(K.max_rank_catches)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_empty_hand_draw(S, g, seat, count):
     S.least[g, seat] = 0
     S.most[g, seat] = count
     S.sure[g, seat] = count
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def on_out(S, K, g, seat):
     S.buffer[g, K.out_at + seat] = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def on_game_over(S, g):
     """The win component of the rewards: 1/k to each of k winners."""
     winners = 0
@@ -158,7 +159,7 @@ def on_game_over(S, g):
             S.parts[g, seat, 3] += 1.0 / winners
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def record_ask(S, K, g, asker, target, wanted, hit, fished, shown):
     """A finished ask (its answer known): the encoder's ring, the last record, the ask log,
     and what the compiled CPUs remember of it."""
@@ -185,7 +186,7 @@ def record_ask(S, K, g, asker, target, wanted, hit, fished, shown):
     remember(S, K, g, index, asker, target, wanted, hit, fished, shown)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _write_record(rows, g, unused, asker, target, wanted, hit, fished, shown):
     rows[g, 0] = asker
     rows[g, 1] = target
@@ -195,7 +196,7 @@ def _write_record(rows, g, unused, asker, target, wanted, hit, fished, shown):
     rows[g, 5] = shown
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
     """What the compiled CPUs keep of public ask number ``index`` (``gofish_env.cpus``:
     normal's ``_told``, easy's ``_asked_me``, hard's ``CardLedger``). Each is a function
@@ -229,7 +230,7 @@ def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
         ledger_update(S, K, g, asker, target, wanted, hit, fished, shown)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def ledger_update(S, K, g, asker, target, card, hit, fished, shown):
     """``CardLedger.update`` for one record."""
     if not K.allow_held:

@@ -14,11 +14,11 @@ import numba
 import numpy as np
 
 from gofish_env.vector import engine
-from gofish_env.vector.cpus import choose, extra_size
+from gofish_env.vector.cpus import choose, extra_size, random_choice
 from gofish_env.vector.views import legal_actions
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def step_rewards(S, K, g, weights, zero_sum, out):
     """The rewards of the ask just made in game ``g`` for every seat, into ``out[P]``;
     returns False (and leaves ``out``) when it earned nothing. Clears what it read."""
@@ -44,7 +44,7 @@ def step_rewards(S, K, g, weights, zero_sum, out):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def collect(S, K, g, learner, weights, zero_sum, rewards, components, scratch):
     """Add the last ask's reward for seat ``learner`` to ``rewards[g]`` and its unweighted
     components to ``components[g]`` (the single-agent env's sums over its step)."""
@@ -55,7 +55,7 @@ def collect(S, K, g, learner, weights, zero_sum, rewards, components, scratch):
         S.parts[g] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def illegal_action(S, K, actions, active):
     """The first active game whose action is not legal for its seat to move, or -1."""
     legal = np.empty(K.actions, np.int64)
@@ -76,7 +76,7 @@ def illegal_action(S, K, actions, active):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def apply_actions(S, K, actions, active, learner, weights, zero_sum, rewards, components):
     """The (checked) action of the seat to move in every active game, with its reward for
     seat ``learner[g]``."""
@@ -88,7 +88,7 @@ def apply_actions(S, K, actions, active, learner, weights, zero_sum, rewards, co
             collect(S, K, g, learner[g], weights, zero_sum, rewards, components, scratch)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def play_opponents(S, K, C, active, learner, max_asks, weights, zero_sum, rewards, components):
     """In every active game, the compiled CPUs move until seat ``learner[g]`` is to move,
     the game ends, or it reaches ``max_asks`` asks. Returns a mask of the games stopped at
@@ -114,7 +114,7 @@ def play_opponents(S, K, C, active, learner, max_asks, weights, zero_sum, reward
     return waiting
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def apply_and_pay_all(S, K, actions, weights, zero_sum, rewards):
     """The multi-agent step: the action of the seat to move in every live game, and every
     seat's reward for it in ``rewards[g, seat]`` (zero where nothing was earned)."""
@@ -130,14 +130,14 @@ def apply_and_pay_all(S, K, actions, weights, zero_sum, rewards):
             S.parts[g] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def draw_below(states, games, n, out):
     """``out[i]``: an integer in [0, n[i]) from game ``games[i]``'s generator."""
     for i in range(games.shape[0]):
         out[i] = engine.below(states, games[i], n[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def draw_seeds(states, games, out):
     """``out[i]``: a fresh 63-bit seed from game ``games[i]``'s generator."""
     for i in range(games.shape[0]):
@@ -145,3 +145,27 @@ def draw_seeds(states, games, out):
         state = states[g] + np.uint64(0x9E3779B97F4A7C15)
         states[g] = state
         out[i] = engine.mix64(state) >> np.uint64(1)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def play_out(S, K, C, active, max_asks):
+    """The compiled CPUs play every active game on until it ends, reaches ``max_asks``
+    asks, or a seat no compiled CPU plays is to move (no rewards are collected)."""
+    legal = np.empty(K.actions, np.int64)
+    starts = np.empty(K.actions + 1, np.int64)
+    ranks = np.empty(K.actions + 1, np.int64)
+    extra = np.empty(extra_size(K), np.int64)
+    for g in range(active.shape[0]):
+        if not active[g]:
+            continue
+        while not S.over[g] and S.num_asks[g] < max_asks:
+            seat = S.current[g]
+            level = C.level[g, seat]
+            if level < 0:
+                break
+            if level == 0:
+                action = random_choice(S, K, C, g, seat)
+            else:
+                action = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+            target, wanted = engine.action_ask(K, seat, action)
+            engine.ask(S, K, g, target, wanted)

@@ -14,6 +14,7 @@ from gofish_env.knowledge import AskRecord, PlayerView, PublicKnowledge
 from gofish_env.players import Turn
 from gofish_env.vector import cpus
 from gofish_env.vector.game import VectorGame
+from gofish_env.vector.play import play_out
 
 COMPILED_LEVELS = cpus.COMPILED_LEVELS
 
@@ -72,6 +73,21 @@ class CompiledCPUs:
             batch.kernel_state, batch.kernel_constants, self.kernel_state, self._actions
         )
         return self._actions.copy()
+
+    def play(self, max_asks: int = 1 << 40) -> int:
+        """The compiled CPUs play every live game on, in one call, until it ends, reaches
+        ``max_asks`` asks, or a seat no compiled CPU plays is to move. Returns the number
+        of asks made."""
+        batch = self.batch
+        before = int(batch.state.num_asks.sum())
+        play_out(
+            batch.kernel_state,
+            batch.kernel_constants,
+            self.kernel_state,
+            ~batch.state.over,
+            max_asks,
+        )
+        return int(batch.state.num_asks.sum()) - before
 
 
 class ArrayView:

@@ -116,7 +116,7 @@ State, StateStructType = struct_types("State", STATE_FIELDS, __name__)
 _build_state = borrowing_builder(StateStructType)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def state_struct(state):
     """The struct the kernels get: the state's arrays, borrowed (``structs``)."""
     return _build_state(state)
