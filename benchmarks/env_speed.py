@@ -1,16 +1,27 @@
-"""Environment speed: random legal play through gofish_env.env() beside OpenSpiel's RL env.
+"""Environment speed: random legal play with observations and masks, ours beside
+OpenSpiel's RL environment for Go Fish.
 
-    python benchmarks/env_speed.py --seconds 3 --repeats 3 --players 2,4,6
+    python benchmarks/env_speed.py --seconds 3 --repeats 3 --players 2,4,6 --batch 256,4096
 
-For each player count, in the same run and interleaved (so machine load hits both alike):
-- ours: ``gofish_env.env(players=P)`` (wrapped), ``agent_iter``/``last()`` (the observation
-  and the mask at each decision), a uniformly random legal action from the mask;
+For each player count, in the same run and interleaved (so machine load hits all alike),
+every figure a number of environment steps per second, each step one decision with the
+next observation and legal actions:
+
 - OpenSpiel: ``rl_environment.Environment("go_fish", players=P)``, the current player's
-  ``legal_actions`` from the time step, a uniformly random one;
-- single-agent: ``GoFishEnv(players=P)`` against random CPUs, a random legal action from
-  ``action_masks()`` (its steps are the learner's; opponents' moves happen inside).
-Each figure is the best of ``--repeats`` measurements of ``--seconds`` each.
-Needs the bench extra (``pip install -e .[bench]``) for OpenSpiel.
+  ``legal_actions`` from the time step and a uniformly random one; its chance nodes sampled
+  by a ``chance_event_sampler`` that walks one ``random()`` down ``chance_outcomes()`` (its
+  default sampler calls NumPy's ``choice`` at every chance node, slower), with the faster
+  of its two observation types (``--spiel-observation``);
+- ours, the PettingZoo AEC env: ``gofish_env.env(players=P)``, ``agent_iter``/``last()``;
+- ours, batched: ``SelfPlayVectorEnv(N)`` (every seat's decision comes back, as in the
+  AEC env and OpenSpiel: the observation and mask of the next seat to move in every game),
+  for each N of ``--batch``; the actions a uniformly random legal one per game, drawn for
+  the whole batch at once;
+- the single-agent envs, whose steps are the learner's only (the opponents, random CPUs,
+  move inside): ``GoFishEnv`` and ``GoFishVectorEnv(N)`` (``make_vec``'s).
+
+Each figure is the best of ``--repeats`` measurements of ``--seconds`` each. Needs the
+bench extra (``pip install -e .[bench]``) for OpenSpiel.
 """
 
 from __future__ import annotations
@@ -28,11 +39,24 @@ from rich.progress import track
 from rich.table import Table
 
 import gofish_env
-from gofish_env.cli import check_count, check_seconds, parse_players_list
+from gofish_env.cli import check_count, check_seconds, parse_list, parse_players_list
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.vector.gym_vector import GoFishVectorEnv
+from gofish_env.vector.self_play import SelfPlayVectorEnv
+
+TARGET_PLAYERS = 4
+TARGET_RATIO = 10.0  # the batched env's steps/s at least 10x OpenSpiel's RL env at 4 players
 
 
-def ours_aec(players: int, seconds: float, seed: int) -> tuple[float, float]:
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action in every row of ``masks`` (any action where a row
+    has none), drawn for the whole batch at once."""
+    scores = rng.random(masks.shape)
+    scores[~masks] = -1.0
+    return scores.argmax(axis=1)
+
+
+def ours_aec(players: int, seconds: float, seed: int, _size: int) -> tuple[float, float]:
     env = gofish_env.env(players=players)
     chooser = random.Random(seed)
     steps = games = 0
@@ -52,27 +76,66 @@ def ours_aec(players: int, seconds: float, seed: int) -> tuple[float, float]:
     return steps / elapsed, games / elapsed
 
 
-def openspiel_rl(players: int, seconds: float, seed: int) -> tuple[float, float]:
+class WalkingSampler:
+    """OpenSpiel's chance events by one ``random()`` walked down ``chance_outcomes()``."""
+
+    def __init__(self, seed: int):
+        self.seed(seed)
+
+    def seed(self, seed=None) -> None:
+        self._random = random.Random(seed).random
+
+    def __call__(self, state):
+        point = self._random()
+        for action, probability in state.chance_outcomes():
+            point -= probability
+            if point < 0:
+                return action
+        return action
+
+
+def openspiel_rl(
+    players: int, seconds: float, seed: int, _size: int, observation: str = "information_state"
+) -> tuple[float, float]:
     from open_spiel.python import rl_environment
 
-    sampler = rl_environment.ChanceEventSampler(seed=seed)
-    env = rl_environment.Environment("go_fish", chance_event_sampler=sampler, players=players)
-    chooser = random.Random(seed)
+    kind = {
+        "information_state": rl_environment.ObservationType.INFORMATION_STATE,
+        "observation": rl_environment.ObservationType.OBSERVATION,
+    }[observation]
+    env = rl_environment.Environment(
+        "go_fish", chance_event_sampler=WalkingSampler(seed), observation_type=kind, players=players
+    )
+    chooser = random.Random(seed).random
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         time_step = env.reset()
         while not time_step.last():
             player = time_step.observations["current_player"]
-            action = chooser.choice(time_step.observations["legal_actions"][player])
-            time_step = env.step([action])
+            legal = time_step.observations["legal_actions"][player]
+            time_step = env.step([legal[int(chooser() * len(legal))]])
             steps += 1
         games += 1
     elapsed = time.perf_counter() - start
     return steps / elapsed, games / elapsed
 
 
-def ours_single_agent(players: int, seconds: float, seed: int) -> tuple[float, float]:
+def ours_self_play(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
+    env = SelfPlayVectorEnv(size, players=players)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, _, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+        steps += size
+        games += int((terminated | truncated).sum())
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, games / elapsed
+
+
+def ours_single_agent(players: int, seconds: float, seed: int, _size: int) -> tuple[float, float]:
     env = GoFishEnv(players=players, opponents="random")
     chooser = random.Random(seed)
     steps = games = 0
@@ -90,6 +153,20 @@ def ours_single_agent(players: int, seconds: float, seed: int) -> tuple[float, f
     return steps / elapsed, games / elapsed
 
 
+def ours_vector_single(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
+    env = GoFishVectorEnv(size, players=players, opponents="random", autoreset_mode="same_step")
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, _, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
+        steps += size
+        games += int((terminated | truncated).sum())
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, games / elapsed
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/env_speed.py",
@@ -99,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", default="2,4,6", help="comma-separated player counts, 2..6")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is kept")
+    parser.add_argument("--batch", default="256,4096", help="batch sizes of the vector envs")
     parser.add_argument("--seed", type=int, default=0, help="seed of deals and choices")
     args = parser.parse_args(argv)
 
@@ -106,43 +184,68 @@ def main(argv: list[str] | None = None) -> None:
     counts = parse_players_list(parser, "--players", args.players)
     check_seconds(parser, "--seconds", args.seconds)
     check_count(parser, "--repeats", args.repeats)
+    sizes = []
+    for item in parse_list(parser, "--batch", args.batch):
+        if not item.isdigit() or int(item) < 1:
+            parser.error(f"--batch: got {args.batch!r}; allowed: batch sizes >= 1, by commas")
+        sizes.append(int(item))
     if importlib.util.find_spec("open_spiel") is None:
         parser.error('OpenSpiel is not installed; pip install -e ".[bench]"')
     warnings.simplefilter("ignore")  # PettingZoo warns about dict observations
 
-    runners = {"ours": ours_aec, "openspiel": openspiel_rl, "single": ours_single_agent}
+    runners = {
+        "OpenSpiel rl_environment (information state)": (openspiel_rl, 1),
+        "OpenSpiel rl_environment (observation)": (
+            lambda *a: openspiel_rl(*a, observation="observation"),
+            1,
+        ),
+        "ours: AEC env": (ours_aec, 1),
+        **{f"ours: SelfPlayVectorEnv N={n:,}": (ours_self_play, n) for n in sizes},
+        "ours: GoFishEnv (learner steps)": (ours_single_agent, 1),
+        **{
+            f"ours: GoFishVectorEnv N={n:,} (learner steps)": (ours_vector_single, n) for n in sizes
+        },
+    }
+    for players in counts:  # compile and warm up
+        for runner, size in runners.values():
+            runner(players, 0.05, args.seed, size)
     best: dict[tuple[str, int], tuple[float, float]] = {}
     jobs = [(p, name) for _ in range(args.repeats) for p in counts for name in runners]
     for players, name in track(jobs, description="measuring"):
-        result = runners[name](players, args.seconds, args.seed)
+        runner, size = runners[name]
+        result = runner(players, args.seconds, args.seed, size)
         if result[0] > best.get((name, players), (0.0, 0.0))[0]:
             best[(name, players)] = result
 
     table = Table(title=f"Environment speed (best of {args.repeats} x {args.seconds:g} s)")
-    for column in (
-        "players",
-        "ours steps/s",
-        "OpenSpiel steps/s",
-        "ratio",
-        "ours games/s",
-        "OpenSpiel games/s",
-        "GoFishEnv steps/s",
-    ):
-        table.add_column(column, justify="right")
+    for column in ("players", "environment", "steps/s", "games/s", "vs OpenSpiel"):
+        table.add_column(column, justify="left" if column == "environment" else "right")
+    rows = []
+    verdict = None
     for players in counts:
-        ours, spiel, single = (best[(name, players)] for name in runners)
-        table.add_row(
-            str(players),
-            f"{ours[0]:,.0f}",
-            f"{spiel[0]:,.0f}",
-            f"{ours[0] / spiel[0]:.2f}x",
-            f"{ours[1]:,.0f}",
-            f"{spiel[1]:,.0f}",
-            f"{single[0]:,.0f}",
-        )
+        spiel = max(best[(name, players)][0] for name in runners if name.startswith("OpenSpiel"))
+        for name in runners:
+            steps, games = best[(name, players)]
+            ratio = steps / spiel
+            rows.append([str(players), name, f"{steps:,.0f}", f"{games:,.0f}", f"{ratio:.2f}x"])
+            if players == TARGET_PLAYERS and name.startswith("ours: SelfPlay"):
+                verdict = max(verdict or 0.0, ratio)
+    for index, cells in enumerate(rows):
+        last = index + 1 == len(rows) or rows[index + 1][0] != cells[0]
+        table.add_row(*cells, end_section=last)
     console = Console()
     console.print(table)
-    console.print(f"python {platform.python_version()}, {platform.machine()}")
+    print("| " + " | ".join(c.header for c in table.columns) + " |")
+    print("|" + "|".join("---" for _ in table.columns) + "|")
+    for cells in rows:
+        print("| " + " | ".join(cells) + " |")
+    console.print(f"python {platform.python_version()}, {platform.machine()}, one process")
+    if verdict is not None:
+        met = "[green]met" if verdict >= TARGET_RATIO else "[red]NOT met"
+        console.print(
+            f"target: SelfPlayVectorEnv >= {TARGET_RATIO:g}x the faster OpenSpiel RL env's "
+            f"steps/s at {TARGET_PLAYERS} players: {verdict:.2f}x, {met}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Where the environments are registered, once: Gymnasium's ``GoFish-v0`` (the single-agent
-``GoFishEnv``) and PettingZoo's ``gofish/GoFish-v0`` (the AEC env as ``gofish_env.env``
-builds it). ``import gofish_env`` calls ``register``; a second call changes nothing and
-warns about nothing."""
+``GoFishEnv``; ``make_vec`` builds the batched ``GoFishVectorEnv`` by default) and
+PettingZoo's ``gofish/GoFish-v0`` (the AEC env as ``gofish_env.env`` builds it).
+``import gofish_env`` calls ``register``; a second call changes nothing and warns about
+nothing."""
 
 from __future__ import annotations
 
@@ -18,7 +19,11 @@ def register() -> None:
         pass
     else:
         if GYMNASIUM_ID not in gymnasium.registry:
-            gymnasium.register(id=GYMNASIUM_ID, entry_point="gofish_env.gym_env:GoFishEnv")
+            gymnasium.register(
+                id=GYMNASIUM_ID,
+                entry_point="gofish_env.gym_env:GoFishEnv",
+                vector_entry_point="gofish_env.vector.gym_vector:GoFishVectorEnv",
+            )
     try:
         import pettingzoo
     except ImportError:

@@ -123,7 +123,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("vec_env", ["dummy", "subproc"])
+@pytest.mark.parametrize("vec_env", ["dummy", "subproc", "vector"])
 def test_training_under_load_gives_the_same_model_as_on_a_quiet_machine(vec_env, tmp_path, request):
     argv = [*TINY, "--vec-env", vec_env, "--seed", "5"]
     quiet = train.main([*argv, "--out", str(tmp_path / "quiet")])
@@ -143,9 +143,12 @@ def test_training_under_load_gives_the_same_model_as_on_a_quiet_machine(vec_env,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(signum, tmp_path):
-    process = start_training(tmp_path, *LONG, "--vec-env", "subproc", "--timesteps", "4096")
+@pytest.mark.parametrize(
+    ("vec_env", "signum"),
+    [("subproc", signal.SIGINT), ("subproc", signal.SIGTERM), ("vector", signal.SIGINT)],
+)
+def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(vec_env, signum, tmp_path):
+    process = start_training(tmp_path, *LONG, "--vec-env", vec_env, "--timesteps", "4096")
     folder = wait_for_steps(tmp_path, process, 1024)
     os.killpg(process.pid, signum)  # Ctrl-C reaches the workers too
     output, _ = process.communicate(timeout=120)
@@ -270,7 +273,10 @@ def refused(argv: list[str], capsys) -> str:
         (["--rules", "poker"], "unknown preset 'poker'"),
         (["--opponents", "genius"], "genius"),
         (["--reward", "gold"], "gold"),
-        (["--vec-env", "pipelined"], "--vec-env: got 'pipelined'; allowed: dummy, subproc"),
+        (
+            ["--vec-env", "pipelined"],
+            "--vec-env: got 'pipelined'; allowed: dummy, subproc, vector",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_before_any_work(argv, message, capsys, tmp_path):

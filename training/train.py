@@ -59,6 +59,7 @@ from gofish_training.vec_env import (
     EnvFailure,
     ReportEnvErrors,
     TimedMaskedVecEnv,
+    VectorVecEnv,
     ignore_interrupts_in_worker,
 )
 
@@ -87,8 +88,9 @@ class Args:
     vec_env: str = field(
         default="dummy",
         metadata={
-            "help": "dummy (every env in this process: SB3's DummyVecEnv) or subproc (one "
-            "worker process per env: SB3's SubprocVecEnv)"
+            "help": "dummy (every env in this process: SB3's DummyVecEnv), subproc (one "
+            "worker process per env: SB3's SubprocVecEnv) or vector (every env in one batch "
+            "of the compiled engine, gofish_env.vector)"
         },
     )
     threads: int = field(
@@ -155,7 +157,7 @@ class Args:
 
 
 POLICIES = {"mlp": "MlpPolicy", "ask-scoring": AskScoringPolicy}
-VEC_ENVS = {"dummy": DummyVecEnv, "subproc": CheckedSubprocVecEnv}
+VEC_ENVS = {"dummy": DummyVecEnv, "subproc": CheckedSubprocVecEnv, "vector": VectorVecEnv}
 # What a resumed run keeps: its table, its network and its place on disk.
 FIXED_ON_RESUME = (
     "players",
@@ -478,6 +480,16 @@ def make_env(args: Args, rules: Rules, rank: int, seed: int):
     return build
 
 
+def make_vec_env(args: Args, rules: Rules, seed: int):
+    """The environments: a GoFishEnv per env in a DummyVecEnv or SubprocVecEnv, or every
+    env in one batch of the compiled engine (``--vec-env vector``)."""
+    if args.vec_env == "vector":
+        opponents = starting_opponents(args)
+        return VectorVecEnv(args.envs, rules, opponents, seat="random", reward=args.reward)
+    builders = [make_env(args, rules, rank, seed) for rank in range(args.envs)]
+    return VEC_ENVS[args.vec_env](builders)
+
+
 def make_model(run: Run, env: TimedMaskedVecEnv):
     """A new MaskablePPO, or the saved one (network and optimizer) with this run's PPO
     settings."""
@@ -669,8 +681,7 @@ def main(argv: list[str] | None = None) -> dict:
     # Environments: the learner sits at a random seat each episode. A resumed run deals
     # new games (those in progress at the stop are not kept).
     seed = args.seed + 1_000_003 * state.resumes
-    builders = [make_env(args, rules, rank, seed) for rank in range(args.envs)]
-    env = TimedMaskedVecEnv(VEC_ENVS[args.vec_env](builders))
+    env = TimedMaskedVecEnv(make_vec_env(args, rules, seed))
     env.seed(seed)
     torch.set_num_threads(args.threads)
     try:

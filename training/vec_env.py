@@ -6,6 +6,8 @@
 - ``CheckedSubprocVecEnv`` is SB3's ``SubprocVecEnv``; when a worker process dies (killed,
   out of memory) the next call raises ``EnvFailure`` naming the env and how it died, and
   ``close`` ends every worker.
+- ``VectorVecEnv`` runs every environment in one batch of the compiled engine
+  (``gofish_env.vector``): one process, compiled opponents.
 - ``TimedMaskedVecEnv`` times the environment side and serves the action masks from the
   step results. MaskablePPO asks for them (``env_method("action_masks")``) before every
   step; GoFishEnv already puts the learner's mask in every info and reset info.
@@ -26,11 +28,12 @@ TRACEBACK_KEY = "env_error_traceback"
 
 
 class EnvFailure(RuntimeError):
-    """An environment failed: ``index`` is its place in the vec env, ``detail`` what
-    happened (the original exception, or how its worker process ended)."""
+    """An environment failed: ``index`` is its place in the vec env (-1: not known),
+    ``detail`` what happened (the original exception, or how its worker process ended)."""
 
     def __init__(self, index: int, detail: str, trace: str = ""):
-        super().__init__(f"environment {index} failed: {detail}")
+        where = f"environment {index}" if index >= 0 else "the vector environment"
+        super().__init__(f"{where} failed: {detail}")
         self.index = index
         self.detail = detail
         self.trace = trace
@@ -185,3 +188,145 @@ class TimedMaskedVecEnv(VecEnvWrapper):
         result = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
         self.seconds += time.perf_counter() - start
         return result
+
+
+class VectorVecEnv(VecEnv):
+    """Every environment in one batch of the compiled engine (``gofish_env.vector``), as an
+    SB3 ``VecEnv``: one process, no workers, nothing to synchronise.
+
+    Each environment is a ``GoFishEnv`` (``seat``, ``opponents``, ``reward`` and
+    ``illegal_reward`` as there); an episode's end resets it in the same step, with
+    ``info["terminal_observation"]``, ``info["TimeLimit.truncated"]`` and, as SB3's
+    ``Monitor`` adds them, ``info["episode"]``. ``env_method("action_masks")`` gives the
+    masks MaskablePPO reads; ``env_method("set_opponents", spec)`` replaces the opponents
+    (self-play snapshots). An error inside raises ``EnvFailure`` naming the environment.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules,
+        opponents="random",
+        seat="random",
+        reward="catches",
+        illegal_reward: float = -1.0,
+    ):
+        from gofish_env.vector.learner import LearnerBatch
+
+        self.learners = LearnerBatch(num_envs, rules, opponents, seat, reward)
+        self.render_mode = None
+        batch = self.learners.batch
+        size = batch.layout.size
+        super().__init__(
+            num_envs,
+            gym.spaces.Box(0.0, 1.0, (size,), np.float32),
+            gym.spaces.Discrete(batch.constants.actions),
+        )
+        self.illegal_reward = float(illegal_reward)
+        self._seed: int | None = None
+        self._actions = np.zeros(num_envs, np.int64)
+        self._returns = np.zeros(num_envs)
+        self._lengths = np.zeros(num_envs, np.int64)
+        self._start = time.time()
+
+    def seed(self, seed: int | None = None):
+        self._seed = seed
+        return [None if seed is None else seed + index for index in range(self.num_envs)]
+
+    def reset(self):
+        learners = self.learners
+        if self._seed is not None:
+            learners.seed(self._seed)
+            self._seed = None
+        self._guarded(learners.start, np.arange(self.num_envs))
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self.reset_infos = self._info_dicts(learners.infos())
+        return learners.observations()
+
+    def step_async(self, actions) -> None:
+        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+
+    def step_wait(self):
+        learners = self.learners
+        everyone = np.ones(self.num_envs, bool)
+        illegal = self._guarded(learners.act, self._actions, everyone, False)
+        terminated, truncated = learners.terminated(), learners.truncated()
+        rewards = np.where(illegal, self.illegal_reward, learners.rewards).astype(np.float32)
+        learners.rewards[:] = 0.0
+        observations = learners.observations()
+        infos = self._info_dicts(learners.infos())
+        learners.components[:] = 0.0
+        self._returns += rewards
+        self._lengths += 1
+        dones = terminated | truncated
+        if dones.any():
+            games = np.flatnonzero(dones)
+            elapsed = round(time.time() - self._start, 6)
+            for game in games.tolist():
+                info = infos[game]
+                info["terminal_observation"] = observations[game].copy()
+                info["TimeLimit.truncated"] = bool(truncated[game] and not terminated[game])
+                info["episode"] = {
+                    "r": round(float(self._returns[game]), 6),
+                    "l": int(self._lengths[game]),
+                    "t": elapsed,
+                }
+            self._returns[games] = 0.0
+            self._lengths[games] = 0
+            self._guarded(learners.start, games)
+            observations[games] = learners.observations()[games]
+            fresh = self._info_dicts(learners.infos())
+            for game in games.tolist():
+                self.reset_infos[game] = fresh[game]
+        return observations, rewards, dones, infos
+
+    def _guarded(self, call, *args):
+        try:
+            return call(*args)
+        except Exception as error:
+            index = int(getattr(error, "env", -1))
+            detail = " ".join(traceback.format_exception_only(error)).strip()
+            raise EnvFailure(index, detail, traceback.format_exc()) from error
+
+    def _info_dicts(self, arrays: dict) -> list[dict]:
+        infos = []
+        for index in range(self.num_envs):
+            info = {}
+            for key, value in arrays.items():
+                item = value[index]
+                info[key] = item.copy() if isinstance(item, np.ndarray) else item.item()
+            infos.append(info)
+        return infos
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        count = len(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.learners.masks()
+            return [masks[index] for index in self._get_indices(indices)]
+        if method_name == "set_opponents":
+            if indices is not None and count != self.num_envs:
+                raise ValueError("set_opponents: the vector env changes every env's opponents")
+            self.learners.set_opponents(*method_args, **method_kwargs)
+            return [None] * count
+        raise AttributeError(f"VectorVecEnv has no env method {method_name!r}")
+
+    def get_attr(self, attr_name, indices=None):
+        values = {
+            "opponent_specs": self.learners.opponent_specs,
+            "action_masks": self.learners.masks,
+            "rules": self.learners.rules,
+            "render_mode": None,
+        }
+        if attr_name not in values:
+            raise AttributeError(f"VectorVecEnv has no attribute {attr_name!r}")
+        return [values[attr_name]] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name, value, indices=None) -> None:
+        raise AttributeError(f"VectorVecEnv cannot set {attr_name!r}; use env_method")
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * len(self._get_indices(indices))
+
+    def close(self) -> None:
+        pass

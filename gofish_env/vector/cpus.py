@@ -1,0 +1,382 @@
+"""The ``random``, ``easy``, ``normal`` and ``hard`` CPUs as numba kernels over a batch.
+
+Each level is ``gofish_env.cpus`` written once more: the same decision rule over the same
+information (the seat's own hand, the public knowledge bounds, what the public asks told),
+with the same candidates in the same order. A random choice among n candidates is
+``floor(u * n)`` and a choice weighted by the hand's counts is Python's
+``random.choices`` walk, with u from the seat's own generator: given a ``random.Random``
+that returns the same u and picks ``seq[int(random() * len(seq))]``, the Python CPU makes
+the very same choices (tests/test_vector_cpus.py plays both side by side). Nothing here
+reads another hand or the pool: every input is public or the seat's own.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from gofish_env.cpus import RECENT_ASKS
+from gofish_env.knowledge import opponent_bounds_kernel
+from gofish_env.vector.engine import below, seed_state, uniform
+from gofish_env.vector.structs import borrowing_builder, struct_types
+from gofish_env.vector.views import legal_action_at, legal_actions, legal_sets
+
+COMPILED_LEVELS = ("random", "easy", "normal", "hard")
+LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
+NOT_COMPILED = -1  # a seat played by something else (the learner, a Python player)
+
+CPU_FIELDS = (
+    "level",  # [N, P] LEVEL_CODES, or NOT_COMPILED
+    "rng",  # [N * P] each seat's generator (splitmix64 state), game g seat s at g * P + s
+    "plan",  # [N, P] easy: the action it keeps asking (-1: none)
+    "tried",  # [N, P, A] easy: asks tried since its hand last changed (empty pool)
+    "hand",  # [N, P, R] easy: its hand when it last chose with the pool empty
+    "has_hand",  # [N, P]
+)
+CPUState, CPUStateStructType = struct_types("CPUState", CPU_FIELDS, __name__)
+_build_cpu_state = borrowing_builder(CPUStateStructType)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def cpu_state_struct(state):
+    """The struct the kernels get: the CPU state's arrays, borrowed (``structs``)."""
+    return _build_cpu_state(state)
+
+
+def allocate_cpus(num_games: int, players: int, ranks: int, actions: int) -> CPUState:
+    return CPUState(
+        np.full((num_games, players), NOT_COMPILED, np.int64),  # level
+        np.zeros(num_games * players, np.uint64),  # rng
+        np.full((num_games, players), -1, np.int64),  # plan
+        np.zeros((num_games, players, actions), np.bool_),  # tried
+        np.zeros((num_games, players, ranks), np.int64),  # hand
+        np.zeros((num_games, players), np.bool_),  # has_hand
+    )
+
+
+@numba.njit(cache=True, error_model="numpy")
+def forget(C, g):
+    """``CPU.reset``: a new game, no plan (the generators are reseeded by the caller)."""
+    C.plan[g] = -1
+    C.tried[g] = False
+    C.has_hand[g] = False
+
+
+# ---------------------------------------------------------------------------- shared steps
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def wanted_rank(K, action):
+    """The rank an action names (``rank_of``)."""
+    wanted = action % K.ask_count
+    return wanted // 4 if K.card_asks else wanted
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def group_runs(K, legal, count, starts, ranks):
+    """``group_asks``: the legal actions grouped by (target, rank), as runs of ``legal``
+    (the groups of one target and rank are contiguous); returns how many groups."""
+    groups = 0
+    for i in range(count):
+        offset = legal[i] // K.ask_count
+        rank = wanted_rank(K, legal[i])
+        if (
+            i == 0
+            or offset != legal[starts[groups - 1]] // K.ask_count
+            or rank != ranks[groups - 1]
+        ):
+            starts[groups] = i
+            ranks[groups] = rank
+            groups += 1
+    starts[groups] = count
+    return groups
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def card_from_hand(rng, stream, own, candidates, count):
+    """``cpus.card_from_hand``: a rank among ``candidates[:count]`` weighted by how many
+    the hand holds (``random.choices``: the first cumulative weight above u * total)."""
+    total = 0
+    for i in range(count):
+        total += own[candidates[i]]
+    if total <= 0:
+        return candidates[below(rng, stream, count)]
+    point = uniform(rng, stream) * total
+    cumulative = 0
+    for i in range(count - 1):
+        cumulative += own[candidates[i]]
+        if point < cumulative:
+            return candidates[i]
+    return candidates[count - 1]
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def distinct_ranks(K, ranks, groups, out):
+    """The sorted distinct ranks of the groups; returns how many."""
+    count = 0
+    for rank in range(K.ranks):
+        for k in range(groups):
+            if ranks[k] == rank:
+                out[count] = rank
+                count += 1
+                break
+    return count
+
+
+# ---------------------------------------------------------------------------- the levels
+
+
+@numba.njit(cache=True, error_model="numpy")
+def extra_size(K):
+    """Scratch for the candidates of ``choose`` (easy may hear a group up to 8 times)."""
+    return 2 * K.actions + 64
+
+
+@numba.njit(cache=True, error_model="numpy")
+def choose(S, K, C, g, seat, legal, starts, ranks, extra):
+    """The action the compiled CPU at ``seat`` of game ``g`` (the seat to move) takes.
+    ``legal``, ``starts``, ``ranks`` and ``extra`` are scratch (``Scratch``)."""
+    level = C.level[g, seat]
+    rng = C.rng
+    stream = g * K.players + seat
+    if level == 0:
+        return random_choice(S, K, C, g, seat)
+    count = legal_actions(S, K, g, legal)
+    groups = group_runs(K, legal, count, starts, ranks)
+    if level == 1:
+        return _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra)
+    if level == 2:
+        return _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra)
+    return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def random_choice(S, K, C, g, seat):
+    """``RandomCPU.choose``: legal[below(count)], without making the list."""
+    wanted, names, targets, opened = legal_sets(S, K, g)
+    index = below(C.rng, g * K.players + seat, names * opened)
+    return legal_action_at(K, wanted, names, targets, index)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _pick_in_group(rng, stream, legal, starts, k):
+    """``rng.choice(groups[key])``."""
+    size = starts[k + 1] - starts[k]
+    return legal[starts[k] + below(rng, stream, size)]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra):
+    """``EasyCPU.choose``."""
+    rng = C.rng
+    plan = C.plan[g, seat]
+    if S.pool_len[g]:
+        heard = extra  # the asks of the groups it was asked for, in the order asked
+        heard_count = 0
+        plan_heard = False
+        for i in range(S.asked_me_len[g, seat]):
+            asked_by, rank = S.asked_me[g, seat, i, 0], S.asked_me[g, seat, i, 1]
+            offset = (asked_by - seat - 1) % K.players
+            for k in range(groups):
+                if ranks[k] == rank and legal[starts[k]] // K.ask_count == offset:
+                    for j in range(starts[k], starts[k + 1]):
+                        heard[heard_count] = legal[j]
+                        plan_heard = plan_heard or legal[j] == plan
+                        heard_count += 1
+        answered = S.last[g, 0] == seat and (S.last[g, 3] > 0 or S.last[g, 5] > 0)
+        if heard_count and not plan_heard:
+            plan = heard[below(rng, stream, heard_count)]
+        elif not _contains(legal, count, plan) or answered:
+            candidates = extra
+            held = distinct_ranks(K, ranks, groups, candidates)
+            rank = card_from_hand(rng, stream, S.counts[g, seat], candidates, held)
+            asks = extra
+            size = 0
+            for k in range(groups):
+                if ranks[k] == rank:
+                    for j in range(starts[k], starts[k + 1]):
+                        asks[size] = legal[j]
+                        size += 1
+            plan = asks[below(rng, stream, size)]
+        C.plan[g, seat] = plan
+        return plan
+    own = S.counts[g, seat]
+    if not C.has_hand[g, seat] or not np.array_equal(C.hand[g, seat], own):
+        C.tried[g, seat] = False
+        C.hand[g, seat] = own
+        C.has_hand[g, seat] = True
+    fresh = extra
+    size = 0
+    for i in range(count):
+        if not C.tried[g, seat, legal[i]]:
+            fresh[size] = legal[i]
+            size += 1
+    if size == 0:  # every request tried: start over, but not with the one just made
+        C.tried[g, seat] = False
+        for i in range(count):
+            if legal[i] != plan:
+                fresh[size] = legal[i]
+                size += 1
+        if size == 0:
+            for i in range(count):
+                fresh[i] = legal[i]
+            size = count
+    if plan >= 0:
+        rank = wanted_rank(K, plan)
+        same = 0
+        for i in range(size):
+            if wanted_rank(K, fresh[i]) == rank:
+                fresh[same] = fresh[i]
+                same += 1
+        if same:
+            size = same
+    plan = fresh[below(rng, stream, size)]
+    C.tried[g, seat, plan] = True
+    C.plan[g, seat] = plan
+    return plan
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _contains(values, count, value):
+    for i in range(count):  # noqa: SIM110 (numba compiles the loop, not a generator)
+        if values[i] == value:
+            return True
+    return False
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _told(S, K, g, seat, offset, rank):
+    """``NormalCPU.holds`` for one (target, rank): 1 holds, 0 does not, -1 not told
+    recently."""
+    target = (seat + 1 + offset) % K.players
+    index = S.told_index[g, target, rank]
+    if index < 0 or index < S.num_asks[g] - RECENT_ASKS:
+        return -1
+    return 1 if S.told_holds[g, target, rank] else 0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra):
+    """``NormalCPU.choose``."""
+    keys = extra[: K.actions]
+    size = 0
+    for k in range(groups):
+        if _told(S, K, g, seat, legal[starts[k]] // K.ask_count, ranks[k]) == 1:
+            keys[size] = k
+            size += 1
+    if size:
+        k = keys[below(rng, stream, size)]
+        return _pick_in_group(rng, stream, legal, starts, k)
+    candidates = extra[K.actions :]
+    held = distinct_ranks(K, ranks, groups, candidates)
+    own = S.counts[g, seat]
+    while held:
+        rank = card_from_hand(rng, stream, own, candidates, held)
+        size = 0
+        for k in range(groups):
+            if ranks[k] == rank and _told(S, K, g, seat, legal[starts[k]] // K.ask_count, rank) < 0:
+                keys[size] = k
+                size += 1
+        if size:
+            k = keys[below(rng, stream, size)]
+            return _pick_in_group(rng, stream, legal, starts, k)
+        kept = 0  # ranks.remove(rank)
+        for i in range(held):
+            if candidates[i] != rank:
+                candidates[kept] = candidates[i]
+                kept += 1
+        held = kept
+    return legal[below(rng, stream, count)]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
+    """``HardCPU.choose``: the knowledge bounds the seat deduces, best score first."""
+    players = K.players
+    own = S.counts[g, seat]
+    low = np.empty((players - 1, K.ranks), np.int64)
+    high = np.empty((players - 1, K.ranks), np.int64)
+    opponent_bounds_kernel(
+        S.least[g],
+        S.most[g],
+        S.sizes[g],
+        own,
+        S.unlaid[g],
+        S.hand_cap,
+        S.pool_len[g],
+        K.max_copies,
+        seat,
+        low,
+        high,
+    )
+    best = extra
+    size = 0
+    top = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0))
+    for k in range(groups):
+        offset = legal[starts[k]] // K.ask_count
+        rank = ranks[k]
+        target = (seat + 1 + offset) % players
+        proved, possible = low[offset, rank], high[offset, rank]
+        held = np.int64(own[rank])
+        hand = np.int64(S.sizes[g, target])
+        if proved:
+            score = (np.int64(2), held + proved, held, np.int64(0))
+        elif possible:
+            score = (np.int64(1), held, possible, hand)
+        else:
+            score = (np.int64(0), held, np.int64(0), hand)
+        if score > top:
+            top = score
+            size = 0
+        if score == top:
+            best[size] = k
+            size += 1
+    k = best[below(rng, stream, size)]
+    if not K.card_asks:
+        return legal[starts[k]]
+    # CardLedger.best_card: the card of the rank most likely at the target.
+    target = (seat + 1 + legal[starts[k]] // K.ask_count) % players
+    top_chance = -1.0
+    size = 0
+    for j in range(starts[k], starts[k + 1]):
+        card = legal[j] % K.ask_count
+        holder = S.holder[g, card]
+        if holder >= 0:
+            chance = 1.0 if holder == target else 0.0
+        else:
+            chance = 0.0 if S.lacks[g, card, target] else 0.5
+        if chance > top_chance:
+            top_chance = chance
+            size = 0
+        if chance == top_chance:
+            best[size] = legal[j]
+            size += 1
+    return best[below(rng, stream, size)]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def choose_all(S, K, C, actions):
+    """``actions[g]``: the choice of the compiled CPU to move in each live game (-1 where
+    the game is over or the seat to move is not a compiled CPU)."""
+    legal = np.empty(K.actions, np.int64)
+    starts = np.empty(K.actions + 1, np.int64)
+    ranks = np.empty(K.actions + 1, np.int64)
+    extra = np.empty(extra_size(K), np.int64)
+    for g in range(actions.shape[0]):
+        seat = S.current[g]
+        if S.over[g] or C.level[g, seat] < 0:
+            actions[g] = -1
+        else:
+            actions[g] = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def reseed(K, C, games, seeds):
+    """A new game at each of ``games``: plans forgotten, seat s of game g seeded from
+    ``seeds[i]`` (stream g * P + s)."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        forget(C, g)
+        for seat in range(K.players):
+            stream = g * K.players + seat
+            C.rng[stream] = seed_state(np.uint64(seeds[i]), stream)

@@ -1,0 +1,366 @@
+"""``VectorGame``: N games of Go Fish in arrays, stepped by compiled kernels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gofish_env.cards import RANK_POINTS, card_index, card_str
+from gofish_env.events import Catch
+from gofish_env.game import Game, IllegalAsk
+from gofish_env.knowledge import PublicKnowledge
+from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
+from gofish_env.rules import Rules
+from gofish_env.vector import engine, views
+from gofish_env.vector import knowledge as public
+from gofish_env.vector.state import (
+    allocate,
+    constants,
+    encoder_tables,
+    state_bytes,
+    state_struct,
+)
+
+_REFUSALS = {
+    views.NOT_A_SEAT: "not a seat: {target} (seats are 0 to {last_seat})",
+    views.NOT_WANTED: "not a {what}: {wanted} ({what} indices are 0 to {last_wanted})",
+    views.ASKS_ITSELF: "seat {asker} cannot ask itself",
+    views.TARGET_OUT: "seat {target} is out (no cards and the pool is empty)",
+    views.TARGET_EMPTY: "seat {target} holds no cards and cannot be asked",
+    views.NOT_HELD: "seat {asker} holds no card of rank {rank}: it may only ask for a rank it "
+    "holds",
+    views.LAID_CARD: "card {wanted} is already in a catch",
+    views.HELD_CARD: "seat {asker} holds card {wanted} itself: under these rules it may not "
+    "ask for a card it holds",
+}
+
+
+def check_supported(rules: Rules) -> None:
+    """Refuse, naming it, a rule the batch does not play."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules: got {rules!r}; allowed: a gofish_env.Rules")
+    if rules.match_target:
+        raise ValueError(
+            f"match_target: got {rules.match_target}; the vector engine plays single games "
+            f"(allowed: 0); play matches with gofish_env.Match"
+        )
+
+
+def _count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name}: got {value!r}; allowed: an integer >= 1")
+    return int(value)
+
+
+class VectorGame:
+    """N games of Go Fish held in arrays; one call applies one ask to every live game.
+
+    ``VectorGame(rules, num_games, seed)`` deals game i from its own generator, seeded by
+    ``(seed, i)``: the same seed gives the same games whatever ``num_games`` is (game i of
+    a batch of 8 is game i of a batch of 8,192). The generator is not Python's
+    ``random.Random``, so the deals are not those of ``Game(rules, seed)``;
+    ``dealt_game(i)`` gives the Python ``Game`` of game i's deal, and ``from_games`` copies
+    any Python positions exactly. Seats, ranks and card indices are those of ``Game``;
+    actions are the envs' (``gofish_env.actions``: targets relative to the seat to move).
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        num_games: int = 1,
+        seed: int | None = None,
+        history: int = DEFAULT_HISTORY,
+        log_size: int = 0,
+    ):
+        rules = Rules() if rules is None else rules
+        self._setup(rules, _count("num_games", num_games), history, log_size)
+        self.seed(seed)
+        self.deal()
+
+    def _setup(self, rules: Rules, num_games: int, history: int, log_size: int) -> None:
+        check_supported(rules)
+        self.layout = ObservationLayout(rules, history)  # checks history
+        self.rules = rules
+        self.num_games = num_games
+        self.players = rules.players
+        self.history = history
+        self.constants = constants(rules)
+        self._at, self._gather, _ = encoder_tables(rules, history)
+        self.state = allocate(rules, num_games, history, log_size)
+        # The same arrays as the kernels get them (gofish_env.vector.structs says why).
+        self.kernel_state = state_struct(self.state)
+        self.kernel_constants = self.constants
+        self._scratch_masks = np.zeros((num_games, self.constants.actions), np.int8)
+
+    def seed(self, seed: int | None) -> None:
+        """Seed every game's generator: game i from ``(seed, i)``; None draws a seed."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed: got {seed!r}; allowed: an integer >= 0, or None")
+        self.state.deal_rng[:] = [
+            engine.seed_state(np.uint64(int(seed) % 2**64), game) for game in range(self.num_games)
+        ]
+
+    def deal(self, games: Sequence[int] | np.ndarray | None = None) -> None:
+        """Deal new games at the given indices (default: all) from their own generators."""
+        indices = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
+        if indices.size and (indices.min() < 0 or indices.max() >= self.num_games):
+            raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
+        engine.deal_games(self.kernel_state, self.kernel_constants, indices)
+
+    # ------------------------------------------------------------------ exact positions
+
+    @classmethod
+    def from_games(
+        cls,
+        games: Sequence[Game],
+        history: int = DEFAULT_HISTORY,
+        seed: int | None = None,
+        log_size: int = 0,
+    ) -> VectorGame:
+        """A batch holding exact copies of Python ``Game`` positions: hands (in the order
+        their cards arrived), pool order, catches, whose turn, and everything the public
+        history has taught the table. Later deals (``deal``) come from ``seed``."""
+        games = list(games)
+        if not games:
+            raise ValueError("games: got none; allowed: one Game or more")
+        rules = games[0].rules
+        for index, game in enumerate(games):
+            if not isinstance(game, Game):
+                raise ValueError(
+                    f"games[{index}]: got {type(game).__name__}; allowed: gofish_env.Game "
+                    f"(the vector engine plays single games)"
+                )
+            if game.rules != rules:
+                raise ValueError(
+                    f"games[{index}]: its rules ({game.rules.describe()}) differ from "
+                    f"games[0]'s ({rules.describe()})"
+                )
+        batch = cls.__new__(cls)
+        batch._setup(rules, len(games), history, log_size)
+        batch.seed(seed)
+        for index, game in enumerate(games):
+            batch._copy_game(index, game)
+        return batch
+
+    def _copy_game(self, g: int, game: Game) -> None:
+        S, K = self.state, self.constants
+        engine.clear_game(self.kernel_state, self.kernel_constants, g)
+        stamp = 0
+        for seat in range(self.players):
+            S.counts[g, seat] = game.hand_counts(seat)
+            S.sizes[g, seat] = game.hand_size(seat)
+            for rank in range(K.ranks):
+                S.caught[g, seat, rank] = game.catches(seat).count(rank)
+                if K.card_asks:  # the cards of a rank in the order they arrived
+                    for card in game._hands[seat].get(rank, ()):
+                        S.cards[g, seat, card_index(card)] += 1
+                        S.stamps[g, seat, card_index(card)] = stamp
+                        stamp += 1
+            S.catch_count[g, seat] = len(game.catches(seat))
+            S.points[g, seat] = game.tiebreak_points(seat)
+            S.out[g, seat] = game.is_out(seat)
+            S.winners[g, seat] = seat in game.winners
+        S.next_stamp[g] = stamp
+        pool = [card_index(card) for card in game._pool]  # bottom first, top last
+        S.pool[g, : len(pool)] = pool
+        S.pool_len[g] = len(pool)
+        S.num_caught[g] = int(S.catch_count[g].sum())
+        if K.card_asks:
+            S.laid_cards[g, sorted(game.laid_cards)] = True
+        S.over[g] = game.is_over
+        S.current[g] = -1 if game.current_player is None else game.current_player
+        S.first_empty[g] = -1 if game._first_to_empty is None else game._first_to_empty
+        S.num_asks[g] = game.num_asks
+        # The public knowledge and the encoder's buffers, as the environments build them.
+        known = PublicKnowledge(self.rules)
+        known.update(game.events)
+        encoder = ObservationEncoder(self.layout, known)
+        encoder.update(game.events)
+        S.least[g], S.most[g], S.sure[g] = known.least, known.most, known.sure_hit_most
+        S.skips[g], S.unlaid[g] = known.skips_sure_hits, known.unlaid
+        S.buffer[g], S.ring[g] = encoder.buffer, encoder.ask_ring
+        # Everything in the log is unpaid: the environments pay it with the first step.
+        for event in game.events:
+            if isinstance(event, Catch):
+                points = RANK_POINTS[event.rank]
+                S.parts[g, event.seat, 0] += 1.0
+                S.parts[g, event.seat, 1] += points / 14.0
+                S.parts[g, event.seat, 2] += points * K.tiebreak_scale
+        for seat in game.winners:
+            S.parts[g, seat, 3] += 1.0 / len(game.winners)
+        for index, record in enumerate(known.asks):
+            wanted = record.rank if record.card is None else record.card
+            fields = (record.asker, record.target, wanted, record.hit)
+            fields += (int(record.fished), int(record.shown))
+            S.last[g] = fields
+            if index < S.log.shape[1]:
+                S.log[g, index] = fields
+            public.remember(self.kernel_state, self.kernel_constants, g, index, *fields)
+
+    def dealt_game(self, game: int) -> Game:
+        """The Python ``Game`` of game ``game``'s last deal (before anything is laid): its
+        hands in the order dealt, its pool and first player."""
+        S, K = self.state, self.constants
+        first = int(S.dealt_first[game])
+        if first < 0:
+            raise ValueError(f"game {game} was copied from a Game, not dealt here")
+        deck = [_card_text(int(index)) for index in S.dealt[game]]
+        hands: list[list[str]] = [[] for _ in range(self.players)]
+        for i in range(K.dealt):
+            hands[(first + i) % self.players].append(deck[K.deck_size - 1 - i])
+        pool = deck[: K.deck_size - K.dealt][::-1]  # top first
+        return Game.from_hands(hands, pool, rules=self.rules, first_player=first)
+
+    # ------------------------------------------------------------------ asking
+
+    def ask(self, targets, wanted) -> None:
+        """Apply one ask to every live game: ``targets[g]`` a seat, ``wanted[g]`` a rank (or
+        a card index under exact-card asks). Entries of finished games are ignored. An ask
+        the rules refuse raises ``IllegalAsk`` naming the game, and nothing changes."""
+        targets = self._column("targets", targets)
+        wanted = self._column("wanted", wanted)
+        game, reason = views.check_asks(self.kernel_state, self.kernel_constants, targets, wanted)
+        if game >= 0:
+            raise IllegalAsk(f"game {game}: {self._refusal(game, reason, targets, wanted)}")
+        engine.apply_asks(self.kernel_state, self.kernel_constants, targets, wanted)
+
+    def step(self, actions) -> None:
+        """``ask`` with actions in the envs' layout (relative to each game's seat to move)."""
+        actions = self._column("actions", actions)
+        K = self.constants
+        bad = (actions < 0) | (actions >= K.actions)
+        live = ~self.state.over
+        if np.any(bad & live):
+            game = int(np.flatnonzero(bad & live)[0])
+            raise IllegalAsk(
+                f"game {game}: action {actions[game]} is not an action (0 to {K.actions - 1})"
+            )
+        seats = np.where(live, self.state.current, 0)
+        safe = np.where(live, actions, 0)
+        targets = (seats + 1 + safe // K.ask_count) % self.players
+        self.ask(targets, safe % K.ask_count)
+
+    def _column(self, name: str, values) -> np.ndarray:
+        array = np.asarray(values)
+        if array.shape != (self.num_games,) or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"{name}: got an array of shape {array.shape} and dtype {array.dtype}; "
+                f"allowed: integers of shape ({self.num_games},)"
+            )
+        return array.astype(np.int64)
+
+    def _refusal(self, game: int, reason: int, targets, wanted) -> str:
+        K = self.constants
+        what = "card" if K.card_asks else "rank"
+        value = int(wanted[game])
+        return _REFUSALS[reason].format(
+            asker=int(self.state.current[game]),
+            target=int(targets[game]),
+            wanted=_card_text(value) if K.card_asks and 0 <= value < K.ask_count else value,
+            rank=value // 4 if K.card_asks else value,
+            what=what,
+            last_seat=self.players - 1,
+            last_wanted=K.ask_count - 1,
+        )
+
+    # ------------------------------------------------------------------ what is there
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to move in each game, -1 where the game is over."""
+        return self.state.current.copy()
+
+    @property
+    def is_over(self) -> np.ndarray:
+        return self.state.over.copy()
+
+    @property
+    def pool_size(self) -> np.ndarray:
+        return self.state.pool_len.copy()
+
+    @property
+    def num_asks(self) -> np.ndarray:
+        return self.state.num_asks.copy()
+
+    def hand_counts(self) -> np.ndarray:
+        """[N, P, ranks]: cards of each rank in each hand (private information)."""
+        return self.state.counts.copy()
+
+    def hand_sizes(self) -> np.ndarray:
+        return self.state.sizes.copy()
+
+    def catch_counts(self) -> np.ndarray:
+        """[N, P]: catches each seat has laid."""
+        return self.state.catch_count.copy()
+
+    def caught_ranks(self) -> np.ndarray:
+        """[N, P, ranks]: catches of each rank each seat has laid."""
+        return self.state.caught.copy()
+
+    def tiebreak_points(self) -> np.ndarray:
+        return self.state.points.copy()
+
+    def out(self) -> np.ndarray:
+        """[N, P]: seats with no cards while the pool is empty."""
+        return self.state.out.copy()
+
+    def winners(self) -> np.ndarray:
+        """[N, P] int8: 1 for each winner of a finished game, zeros while in play."""
+        return self.state.winners.copy()
+
+    def leaders(self) -> np.ndarray:
+        """[N, P] int8: the seats that win if each game ends now (``Game.leaders``)."""
+        result = np.zeros((self.num_games, self.players), np.int8)
+        for game in range(self.num_games):
+            engine.leaders(self.kernel_state, self.kernel_constants, game, result[game])
+        return result
+
+    def legal_mask(self) -> np.ndarray:
+        """[N, actions] bool: the legal actions of each game's seat to move, in the envs'
+        layout (all False where the game is over)."""
+        views.legal_masks(self.kernel_state, self.kernel_constants, self._scratch_masks)
+        return self._scratch_masks.astype(bool)
+
+    def legal_mask_of(self, game: int) -> np.ndarray:
+        """One game's ``legal_mask`` row."""
+        row = np.zeros(self.constants.actions, np.int8)
+        views.legal_mask_one(self.kernel_state, self.kernel_constants, int(game), row)
+        return row.astype(bool)
+
+    def observe_game(self, game: int, seat: int) -> np.ndarray:
+        """One game's observation for one seat."""
+        row = np.zeros(self.layout.size, np.float32)
+        views.observe_into(
+            self.kernel_state, self.kernel_constants, self._at, self._gather, game, seat, row
+        )
+        return row
+
+    def observe(self, seats) -> np.ndarray:
+        """[N, size] float32: each game's observation for ``seats[g]``, the vector the AEC
+        env gives that seat (a single seat number is used for every game)."""
+        seats = np.broadcast_to(np.asarray(seats), (self.num_games,))
+        if seats.dtype.kind not in "iu" or np.any((seats < 0) | (seats >= self.players)):
+            raise ValueError(f"seats: allowed: seats from 0 to {self.players - 1}")
+        out = np.empty((self.num_games, self.layout.size), np.float32)
+        views.observe(
+            self.kernel_state,
+            self.kernel_constants,
+            self._at,
+            self._gather,
+            seats.astype(np.int64),
+            out,
+        )
+        return out
+
+    @property
+    def memory_bytes(self) -> int:
+        """Memory the batch's arrays hold."""
+        return state_bytes(self.state)
+
+
+def _card_text(index: int) -> str:
+    """A card index (rank * 4 + suit, 52 the joker) as a card string."""
+    return card_str(index // 4 << 3 | index % 4)

@@ -1,0 +1,193 @@
+"""``GoFishVectorEnv``: a Gymnasium ``VectorEnv`` of N single-agent games in one batch.
+
+``gymnasium.make_vec("GoFish-v0", num_envs=N)`` builds it (the registered
+``vector_entry_point``; ``vectorization_mode="sync"`` or ``"async"`` still give Gymnasium's
+own vector envs of ``GoFishEnv``). Each sub-env is a ``GoFishEnv``: the same arguments, the
+same observation, rewards, episode end and info keys, with every sub-env's info as one array
+per key. The action masks are ``info["action_mask"]`` (N x actions, booleans) and
+``action_masks()``.
+
+Autoreset (``autoreset_mode``, Gymnasium's ``AutoresetMode``): ``"next_step"`` (the default,
+as ``SyncVectorEnv``): the step after an episode ends resets that sub-env, ignores its
+action and returns reward 0 and the new episode's first observation, mask and info;
+``"same_step"``: the step that ends an episode returns the next episode's first observation
+and info, with the last ones in ``info["final_obs"]`` and ``info["final_info"]``;
+``"disabled"``: a finished sub-env waits for ``reset(options={"reset_mask": ...})``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from gofish_env.aec_env import DEFAULT_MAX_ASKS
+from gofish_env.gym_env import ILLEGAL_ACTION_CHOICES
+from gofish_env.observation import DEFAULT_HISTORY
+from gofish_env.rewards import RewardScheme
+from gofish_env.rules import Rules
+from gofish_env.vector.learner import LearnerBatch
+
+AUTORESET_MODES = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
+
+
+class GoFishVectorEnv(gym.vector.VectorEnv):
+    """N ``GoFishEnv`` games stepped together by the compiled engine (see the module
+    docstring). Opponents ``random``, ``easy``, ``normal`` and ``hard`` play in compiled
+    code; any other player spec (``expert``, saved agents, callables) plays in Python, one
+    game at a time, and is slower."""
+
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        players: int | None = None,
+        opponents: Any = "random",
+        seat: int | str = 0,
+        rules: Rules | str | None = None,
+        reward: str | dict | RewardScheme = "catches",
+        history: int = DEFAULT_HISTORY,
+        max_asks: int = DEFAULT_MAX_ASKS,
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        autoreset_mode: str | AutoresetMode = "next_step",
+    ):
+        rules = Rules.resolve(players, rules)
+        if render_mode is not None:
+            raise ValueError(
+                f"render_mode: got {render_mode!r}; allowed: None (the vector env does not "
+                f"render; GoFishEnv does)"
+            )
+        if illegal_action not in ILLEGAL_ACTION_CHOICES:
+            raise ValueError(
+                f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'"
+            )
+        modes = {**AUTORESET_MODES, **{mode: mode for mode in AutoresetMode}}
+        if autoreset_mode not in modes:
+            raise ValueError(
+                f"autoreset_mode: got {autoreset_mode!r}; allowed: {', '.join(AUTORESET_MODES)}"
+            )
+        self.learners = LearnerBatch(num_envs, rules, opponents, seat, reward, history, max_asks)
+        self.rules = rules
+        self.num_envs = self.learners.num_envs
+        self.autoreset_mode = modes[autoreset_mode]
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = None
+        size = self.learners.batch.layout.size
+        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.single_action_space = spaces.Discrete(self.learners.batch.constants.actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, bool)
+        self._ready = False
+
+    @property
+    def opponent_specs(self) -> list[str]:
+        return self.learners.opponent_specs
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (each sub-env's next episode on)."""
+        self.learners.set_opponents(opponents)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
+        """New episodes in every sub-env, or in those of ``options["reset_mask"]``.
+        ``seed`` seeds every sub-env's streams (sub-env i from (seed, i)); ``options["games"]``
+        gives exact positions (Python ``Game``s, one per sub-env reset)."""
+        options = dict(options or {})
+        if seed is not None:
+            self.learners.seed(seed)
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, bool)
+        mask = np.asarray(mask)
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(
+                f"options['reset_mask']: allowed: a bool array of shape ({self.num_envs},)"
+            )
+        if not self._ready and not mask.all():
+            raise RuntimeError("reset(): the first reset must reset every sub-env")
+        self.learners.start(np.flatnonzero(mask), options.get("games"))
+        self._autoreset[mask] = False
+        self._ready = True
+        return self.learners.observations(), self._infos()
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        if not self._ready:
+            raise RuntimeError("step() called before reset(); call reset() first")
+        learners = self.learners
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions: got shape {actions.shape}, dtype {actions.dtype}; allowed: "
+                f"integers of shape ({self.num_envs},)"
+            )
+        restarting = (
+            self._autoreset.copy() if self.autoreset_mode is AutoresetMode.NEXT_STEP else None
+        )
+        if self.autoreset_mode is AutoresetMode.DISABLED and self._autoreset.any():
+            env = int(np.flatnonzero(self._autoreset)[0])
+            raise RuntimeError(
+                f"step(): env {env} has ended; reset it (options={{'reset_mask': ...}}) first"
+            )
+        active = ~self._autoreset
+        illegal = learners.act(actions, active, self.illegal_action == "raise")
+        terminated = learners.terminated() & active
+        truncated = learners.truncated() & active
+        rewards = np.where(illegal, self.illegal_reward, learners.rewards)
+        rewards[~active] = 0.0
+        observations = learners.observations()
+        infos = self._infos()
+        learners.rewards[active] = 0.0
+        learners.components[active] = 0.0
+        done = terminated | truncated
+        if restarting is not None and restarting.any():
+            learners.start(np.flatnonzero(restarting))
+            observations[restarting] = learners.observations()[restarting]
+            self._merge(infos, self._infos(), restarting)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for env in np.flatnonzero(done):
+                final_obs[env] = observations[env].copy()
+            final_info = {key: value.copy() for key, value in infos.items()}
+            learners.start(np.flatnonzero(done))
+            observations[done] = learners.observations()[done]
+            self._merge(infos, self._infos(), done)
+            infos["final_obs"], infos["_final_obs"] = final_obs, done.copy()
+            infos["final_info"], infos["_final_info"] = final_info, done.copy()
+            self._autoreset[:] = False
+        else:
+            self._autoreset = done
+        return observations, rewards.astype(np.float64), terminated, truncated, infos
+
+    def _infos(self) -> dict:
+        info = self.learners.infos()
+        for key in list(info):
+            info[f"_{key}"] = np.ones(self.num_envs, bool)
+        return info
+
+    @staticmethod
+    def _merge(infos: dict, fresh: dict, rows: np.ndarray) -> None:
+        for key, value in fresh.items():
+            if not key.startswith("_"):
+                infos[key][rows] = value[rows]
+
+    def action_masks(self) -> np.ndarray:
+        """[N, actions] bool: each sub-env's legal actions now."""
+        return self.learners.masks()
+
+    def close_extras(self, **kwargs) -> None:
+        pass

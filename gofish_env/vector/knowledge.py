@@ -1,0 +1,248 @@
+"""Public knowledge per game, event by event: ``gofish_env.knowledge.PublicKnowledge.update``
+and ``ObservationEncoder.update`` written once more over arrays.
+
+The engine calls one function here at each point where the reference ``Game`` appends an
+event to its log, in the same order, so the bounds follow the same steps. The two event
+steps the reference compiles (``go_fish_kernel``, ``private_draw_kernel``) are written out
+here over the game's index: handing them a game's rows as array views costs more than
+their few loops, at every miss. The differential tests (tests/test_vector_engine.py)
+compare the results with the reference bit for bit after every ask.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from gofish_env.knowledge import UNBOUNDED
+from gofish_env.vector.state import EASY_MEMORY
+
+
+@numba.njit(cache=True, error_model="numpy")
+def new_game(S, K, g):
+    """The ``Deal`` event: forget the last game's knowledge (the hand sizes and pool are
+    the game's own arrays)."""
+    S.least[g] = 0
+    S.most[g] = UNBOUNDED
+    S.sure[g] = UNBOUNDED
+    S.skips[g] = False
+    S.unlaid[g] = S.copies
+    S.buffer[g] = 0.0
+    S.ring[g] = 0
+    S.last[g] = -1
+    S.parts[g] = 0.0
+    S.told_index[g] = -1
+    S.told_holds[g] = False
+    S.asked_me_len[g] = 0
+    S.holder[g] = -1
+    S.lacks[g] = False
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def skips_sure_hits(S, g, seat):
+    S.skips[g, seat] = True
+    S.sure[g, seat] = UNBOUNDED
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_ask(S, g, asker, rank):
+    if S.least[g, asker, rank] < 1:
+        S.least[g, asker, rank] = 1
+    if S.sure[g, asker, rank] < 1:
+        skips_sure_hits(S, g, asker)  # it holds a rank it passed up
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_hit(S, K, g, asker, target, rank, count):
+    if count > S.sure[g, target, rank]:
+        skips_sure_hits(S, g, target)  # it held what it was assumed not to
+    S.least[g, asker, rank] += count
+    S.most[g, asker, rank] += count
+    S.sure[g, asker, rank] += count
+    if K.card_asks:
+        S.least[g, target, rank] = max(S.least[g, target, rank] - count, 0)
+        S.most[g, target, rank] -= count
+        S.sure[g, target, rank] = max(S.sure[g, target, rank] - count, 0)
+    else:
+        S.least[g, target, rank] = 0
+        S.most[g, target, rank] = 0
+        S.sure[g, target, rank] = 0
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_go_fish(S, K, g, asker, target, rank):
+    """``go_fish_kernel``: the target holds none of the rank; and had the asker held a rank
+    another seat is proved to hold, it would have asked for that instead (rank asks)."""
+    if K.card_asks:
+        return
+    least = S.least[g]  # one game's rows: the loops below index them directly
+    least[target, rank] = 0
+    S.most[g, target, rank] = 0
+    S.sure[g, target, rank] = 0
+    if S.skips[g, asker]:
+        return
+    sure = S.sure[g, asker]
+    for seat in range(K.players):
+        if seat == asker:
+            continue
+        proved = least[seat]
+        for other in range(K.ranks):
+            if proved[other] > 0 and other != rank:
+                sure[other] = 0
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_draw(S, K, g, seat, shown_rank, asked_rank):
+    """A fished card: ``shown_rank`` when it is shown, else -1: ``private_draw_kernel``, one
+    more of any rank but the one asked for (which it may be under exact-card asks)."""
+    most, sure = S.most[g, seat], S.sure[g, seat]  # the seat's rows
+    if shown_rank >= 0:
+        S.least[g, seat, shown_rank] += 1
+        most[shown_rank] += 1
+        sure[shown_rank] += 1
+        return
+    for rank in range(K.ranks):
+        most[rank] += 1
+        sure[rank] += 1
+    if not K.card_asks:
+        most[asked_rank] -= 1
+        sure[asked_rank] -= 1
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_catch(S, K, g, seat, rank):
+    """A catch laid (the game's arrays already count it): bounds, the encoder's buffer and
+    the reward components."""
+    set_size = K.set_size
+    S.unlaid[g, rank] -= set_size
+    S.least[g, seat, rank] = max(S.least[g, seat, rank] - set_size, 0)
+    S.most[g, seat, rank] = min(S.most[g, seat, rank] - set_size, set_size - 1)
+    S.sure[g, seat, rank] = max(min(S.sure[g, seat, rank] - set_size, set_size - 1), 0)
+    write_catches(S, K, g, seat, rank)
+    points = S.rank_points[rank]
+    S.parts[g, seat, 0] += 1.0
+    S.parts[g, seat, 1] += points / 14.0
+    S.parts[g, seat, 2] += points * K.tiebreak_scale
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def write_catches(S, K, g, seat, rank):
+    """The encoder's buffer for one seat's catches: count, points and one rank's count."""
+    S.buffer[g, seat] = S.catch_count[g, seat] / K.total_sets_divisor
+    S.buffer[g, K.players + seat] = S.points[g, seat] / K.max_points
+    # The reference divides a float32 array by the divisor: float32 arithmetic.
+    S.buffer[g, K.caught_at + seat * K.ranks + rank] = np.float32(
+        S.caught[g, seat, rank]
+    ) / np.float32(K.max_rank_catches)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_empty_hand_draw(S, g, seat, count):
+    S.least[g, seat] = 0
+    S.most[g, seat] = count
+    S.sure[g, seat] = count
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_out(S, K, g, seat):
+    S.buffer[g, K.out_at + seat] = 1.0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def on_game_over(S, g):
+    """The win component of the rewards: 1/k to each of k winners."""
+    winners = 0
+    for seat in range(S.winners.shape[1]):
+        winners += S.winners[g, seat]
+    for seat in range(S.winners.shape[1]):
+        if S.winners[g, seat]:
+            S.parts[g, seat, 3] += 1.0 / winners
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def record_ask(S, K, g, asker, target, wanted, hit, fished, shown):
+    """A finished ask (its answer known): the encoder's ring, the last record, the ask log,
+    and what the compiled CPUs remember of it."""
+    index = S.num_asks[g] - 1
+    _write_record(S.last, g, 0, asker, target, wanted, hit, fished, shown)
+    history = S.ring.shape[1]
+    if history:
+        ring = S.ring
+        row = index % history
+        ring[g, row, 0] = asker
+        ring[g, row, 1] = target
+        ring[g, row, 2] = wanted
+        ring[g, row, 3] = hit
+        ring[g, row, 4] = fished
+        ring[g, row, 5] = shown
+    if index < S.log.shape[1]:
+        log = S.log
+        log[g, index, 0] = asker
+        log[g, index, 1] = target
+        log[g, index, 2] = wanted
+        log[g, index, 3] = hit
+        log[g, index, 4] = fished
+        log[g, index, 5] = shown
+    remember(S, K, g, index, asker, target, wanted, hit, fished, shown)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _write_record(rows, g, unused, asker, target, wanted, hit, fished, shown):
+    rows[g, 0] = asker
+    rows[g, 1] = target
+    rows[g, 2] = wanted
+    rows[g, 3] = hit
+    rows[g, 4] = fished
+    rows[g, 5] = shown
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
+    """What the compiled CPUs keep of public ask number ``index`` (``gofish_env.cpus``:
+    normal's ``_told``, easy's ``_asked_me``, hard's ``CardLedger``). Each is a function
+    of the public asks alone, so one copy per game serves every seat."""
+    rank = wanted // 4 if K.card_asks else wanted
+    # normal: the asker holds the rank; the target does not (unless one card was taken).
+    S.told_index[g, asker, rank] = index
+    S.told_holds[g, asker, rank] = True
+    if not K.card_asks or not hit:
+        S.told_index[g, target, rank] = index
+        S.told_holds[g, target, rank] = False
+    # easy: each seat remembers the last requests made to it; asking drops them.
+    memory = S.asked_me
+    length = S.asked_me_len[g, target]
+    if length == EASY_MEMORY:
+        for i in range(EASY_MEMORY - 1):
+            memory[g, target, i, 0] = memory[g, target, i + 1, 0]
+            memory[g, target, i, 1] = memory[g, target, i + 1, 1]
+        length -= 1
+    memory[g, target, length, 0] = asker
+    memory[g, target, length, 1] = rank
+    S.asked_me_len[g, target] = length + 1
+    kept = 0
+    for i in range(S.asked_me_len[g, asker]):
+        if not (memory[g, asker, i, 0] == target and memory[g, asker, i, 1] == rank):
+            memory[g, asker, kept, 0] = memory[g, asker, i, 0]
+            memory[g, asker, kept, 1] = memory[g, asker, i, 1]
+            kept += 1
+    S.asked_me_len[g, asker] = kept
+    if K.card_asks:
+        ledger_update(S, K, g, asker, target, wanted, hit, fished, shown)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def ledger_update(S, K, g, asker, target, card, hit, fished, shown):
+    """``CardLedger.update`` for one record."""
+    if not K.allow_held:
+        S.lacks[g, card, asker] = True
+    if hit or shown:
+        S.holder[g, card] = asker
+        S.lacks[g, card, asker] = False
+    else:
+        S.lacks[g, card, target] = True
+        if S.holder[g, card] == target:
+            S.holder[g, card] = -1
+    if fished and not shown:
+        # It may have drawn any card: forget what it was known to lack.
+        for other in range(S.lacks.shape[1]):
+            S.lacks[g, other, asker] = False

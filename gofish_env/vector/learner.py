@@ -1,0 +1,343 @@
+"""A learning seat in every game of a batch, with the opponents around it: the engine of
+the vector environments (``GoFishVectorEnv`` for Gymnasium, ``gofish_training``'s SB3
+``VecEnv``). Each game behaves as a ``GoFishEnv`` does: a step is the learner's ask and
+the opponents' moves up to its next turn, rewards are the learner's own summed over them,
+a deal that ends before the learner's first move is dealt again.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gofish_env.aec_env import DEFAULT_MAX_ASKS
+from gofish_env.game import IllegalAsk
+from gofish_env.gym_env import MAX_REDEALS, OpponentError
+from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
+from gofish_env.rewards import COMPONENTS, RewardScheme
+from gofish_env.rules import Rules
+from gofish_env.vector import play
+from gofish_env.vector.cpus import LEVEL_CODES, NOT_COMPILED
+from gofish_env.vector.engine import seed_state
+from gofish_env.vector.game import VectorGame, _count
+from gofish_env.vector.players import ArrayView, CompiledCPUs
+from gofish_env.vector.state import STATE_FIELDS
+
+
+class Member:
+    """One kind of opponent: a compiled level, or anything else (played in Python)."""
+
+    def __init__(self, spec: Any, rules: Rules):
+        self.spec = spec
+        self.name = spec if isinstance(spec, str) else repr(spec)
+        self.level = LEVEL_CODES.get(spec, NOT_COMPILED) if isinstance(spec, str) else -1
+        if isinstance(spec, str) and self.level == NOT_COMPILED:
+            check_player_spec(spec, rules)
+        elif not isinstance(spec, str):
+            make_player(spec, rules)  # refuses what is not a player
+
+    @property
+    def compiled(self) -> bool:
+        return self.level != NOT_COMPILED
+
+    def player(self, rules: Rules):
+        """A player for one seat of one game: a CPU object is copied (it remembers the
+        game); saved agents share their network (``gofish_env.players``)."""
+        spec = copy.deepcopy(self.spec) if hasattr(self.spec, "choose") else self.spec
+        return make_player(spec, rules)
+
+
+def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
+    """The members of each opponent slot (the seats from the learner's left): one spec for
+    every slot or one per slot; ``"mix:a,b"`` draws a member each episode."""
+    count = rules.players - 1
+    if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+        if len(opponents) != count:
+            raise ValueError(f"opponents: got {len(opponents)} specs; allowed: one spec or {count}")
+        specs = list(opponents)
+    else:
+        specs = [opponents] * count
+    slots = []
+    for spec in specs:
+        try:
+            if isinstance(spec, str) and spec.startswith(MIX_PREFIX):
+                members = spec[len(MIX_PREFIX) :].split(",")
+                slots.append([Member(member, rules) for member in members])
+            else:
+                slots.append([Member(spec, rules)])
+        except ValueError as error:
+            raise ValueError(f"opponents: {error}") from None
+    return slots
+
+
+# The fields a copied position brings (not the generators, nor the per-rank tables).
+PER_GAME_FIELDS = tuple(
+    name for name in STATE_FIELDS if name not in ("deal_rng", "copies", "hand_cap", "rank_points")
+)
+
+
+class LearnerBatch:
+    """``num_envs`` games, a learning seat in each, opponents at the other seats."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules,
+        opponents: Any = "random",
+        seat: int | str = 0,
+        reward: str | dict | RewardScheme = "catches",
+        history: int = 8,
+        max_asks: int = DEFAULT_MAX_ASKS,
+    ):
+        self.num_envs = _count("num_envs", num_envs)
+        players = rules.players
+        if seat != "random" and (
+            isinstance(seat, bool)
+            or not isinstance(seat, int | np.integer)
+            or seat not in range(players)
+        ):
+            raise ValueError(
+                f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}"
+            )
+        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+            raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
+        self.rules = rules
+        self.seat_choice = seat
+        self.max_asks = max_asks
+        self.scheme = RewardScheme.make(reward)
+        self.weights = np.array([self.scheme.weights.get(name, 0.0) for name in COMPONENTS], float)
+        self.batch = VectorGame(rules, self.num_envs, 0, history, log_size=max_asks + 1)
+        self.cpus = CompiledCPUs(self.batch, None)
+        self.view = ArrayView(self.batch)
+        n = self.num_envs
+        self.learner = np.full(n, 0 if seat == "random" else int(seat), np.int64)
+        self.rewards = np.zeros(n)
+        self.components = np.zeros((n, len(COMPONENTS)))
+        self.illegal = np.zeros(n, bool)
+        self.env_rng = np.zeros(n, np.uint64)
+        self.set_opponents(opponents)
+        self.seed(None)
+
+    # ------------------------------------------------------------------ set-up
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents; they sit down at each game's next deal."""
+        self.slots = parse_opponents(opponents, self.rules)
+        self.opponent_specs = [
+            slot[0].name if len(slot) == 1 else MIX_PREFIX + ",".join(m.name for m in slot)
+            for slot in self.slots
+        ]
+        self.python_players: dict[tuple[int, int, int], Any] = {}
+        self.seated = np.zeros((self.num_envs, self.rules.players), np.int64)  # member index
+        self.has_python = any(not m.compiled for slot in self.slots for m in slot)
+
+    def seed(self, seed: int | None) -> None:
+        """Seed every game's streams: deals, seats, members of mixes, the opponents."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        self.batch.seed(seed)
+        base = np.uint64(int(seed) % 2**64) ^ np.uint64(0x5DEECE66D)
+        self.env_rng[:] = [seed_state(base, game) for game in range(self.num_envs)]
+
+    # ------------------------------------------------------------------ episodes
+
+    def start(self, games: np.ndarray, positions=None) -> None:
+        """New episodes at ``games``: a deal (or the given ``positions``, Python ``Game``s),
+        a learner's seat, the opponents, and their moves up to the learner's first turn. A
+        deal that ends before then is dealt again."""
+        games = np.asarray(games, np.int64)
+        if positions is not None:
+            self._copy_positions(games, positions)
+        pending = games
+        for _ in range(MAX_REDEALS):
+            if positions is None:
+                self.batch.deal(pending)
+            self._seat(pending)
+            self.rewards[pending] = 0.0
+            self.components[pending] = 0.0
+            self.illegal[pending] = False
+            self._play_opponents(self._mask(pending))
+            done = self.done()[pending]
+            if not done.any():
+                return
+            if positions is not None:
+                raise ValueError("options['games']: a game ends before the learner's first move")
+            pending = pending[done]
+        raise RuntimeError(f"no game in {MAX_REDEALS} deals let the learner move")
+
+    def _copy_positions(self, games: np.ndarray, positions) -> None:
+        positions = list(positions)
+        if len(positions) != len(games):
+            raise ValueError(f"options['games']: got {len(positions)} games for {len(games)} envs")
+        if any(game.rules != self.rules for game in positions):
+            raise ValueError("options['games']: a game's rules differ from the env's rules")
+        copied = VectorGame.from_games(positions, self.batch.history, log_size=self.max_asks + 1)
+        for name in PER_GAME_FIELDS:
+            getattr(self.batch.state, name)[games] = getattr(copied.state, name)
+
+    def _seat(self, games: np.ndarray) -> None:
+        """The learner's seat and the opponents of each game, with fresh seeds."""
+        players = self.rules.players
+        if self.seat_choice == "random":
+            self.learner[games] = self._draw(games, players)
+        levels = self.cpus.state.level
+        levels[games] = NOT_COMPILED
+        for slot, members in enumerate(self.slots):
+            seats = (self.learner[games] + 1 + slot) % players
+            chosen = self._draw(games, len(members)) if len(members) > 1 else np.zeros_like(games)
+            self.seated[games, seats] = chosen
+            codes = np.array([member.level for member in members], np.int64)
+            levels[games, seats] = np.where(codes[chosen] >= 0, codes[chosen], NOT_COMPILED)
+        seeds = np.empty(len(games), np.uint64)
+        play.draw_seeds(self.env_rng, games, seeds)
+        self.cpus.reset(games, seeds)
+        if self.has_python:
+            for game, seed in zip(games.tolist(), seeds.tolist(), strict=True):
+                self._reset_python_players(game, seed)
+
+    def _reset_python_players(self, game: int, seed: int) -> None:
+        players = self.rules.players
+        learner = int(self.learner[game])
+        for slot, members in enumerate(self.slots):
+            seat = (learner + 1 + slot) % players
+            member = int(self.seated[game, seat])
+            if members[member].compiled:
+                continue
+            key = (game, slot, member)
+            if key not in self.python_players:
+                self.python_players[key] = members[member].player(self.rules)
+            self.python_players[key].reset(int(seed_state(np.uint64(seed), seat)) >> 1)
+
+    def _draw(self, games: np.ndarray, n: int) -> np.ndarray:
+        out = np.empty(len(games), np.int64)
+        play.draw_below(self.env_rng, games, np.full(len(games), n, np.int64), out)
+        return out
+
+    def _mask(self, games: np.ndarray) -> np.ndarray:
+        mask = np.zeros(self.num_envs, bool)
+        mask[games] = True
+        return mask
+
+    # ------------------------------------------------------------------ steps
+
+    def act(self, actions: np.ndarray, active: np.ndarray, illegal_raises: bool) -> np.ndarray:
+        """The learners' actions in the ``active`` games, then the opponents up to their
+        next turns. Returns the mask of games whose action was illegal (their episodes end
+        there unless ``illegal_raises``: then ``IllegalAsk`` names the first, and nothing
+        changes)."""
+        batch = self.batch
+        actions = np.asarray(actions, np.int64)
+        masks = self.masks()
+        legal = np.zeros(self.num_envs, bool)
+        in_range = (actions >= 0) & (actions < batch.constants.actions)
+        legal[in_range] = masks[np.flatnonzero(in_range), actions[in_range]]
+        illegal = active & ~legal
+        if illegal.any() and illegal_raises:
+            game = int(np.flatnonzero(illegal)[0])
+            raise IllegalAsk(f"env {game}: action {int(actions[game])} is not legal now")
+        self.illegal |= illegal
+        go = active & legal
+        K, S = batch.kernel_constants, batch.kernel_state
+        play.apply_actions(
+            S,
+            K,
+            actions,
+            go,
+            self.learner,
+            self.weights,
+            self.scheme.zero_sum,
+            self.rewards,
+            self.components,
+        )
+        self._play_opponents(go)
+        return illegal
+
+    def _play_opponents(self, active: np.ndarray) -> None:
+        batch = self.batch
+        S, K, C = batch.kernel_state, batch.kernel_constants, self.cpus.kernel_state
+        args = (self.learner, self.max_asks, self.weights, self.scheme.zero_sum)
+        waiting = play.play_opponents(S, K, C, active, *args, self.rewards, self.components)
+        while waiting.any():
+            for game in np.flatnonzero(waiting).tolist():
+                self._python_move(game)
+            waiting = play.play_opponents(S, K, C, waiting, *args, self.rewards, self.components)
+
+    def _python_move(self, game: int) -> None:
+        """One move by a Python player (``expert``, a saved agent, a callable, ...)."""
+        batch = self.batch
+        seat = int(batch.state.current[game])
+        slot = (seat - int(self.learner[game]) - 1) % self.rules.players
+        player = self.python_players[(game, slot, int(self.seated[game, seat]))]
+        action = None
+        try:
+            action = player.act(self.view.turn(game, seat))
+            action = int(action)
+            if not batch.legal_mask_of(game)[action]:
+                raise IllegalAsk(f"action {action} is not legal now")
+        except Exception as error:
+            spec = self.slots[slot][int(self.seated[game, seat])].name
+            what = (
+                f"raised {type(error).__name__} while choosing its move: {error}"
+                if action is None
+                else f"chose action {action!r}, which was refused: {error}"
+            )
+            failure = OpponentError(
+                f"env {game}: the opponent at seat {seat} ({spec}) {what}. Call reset().",
+                seat,
+                spec,
+            )
+            failure.env = game
+            raise failure from error
+        actions = np.zeros(self.num_envs, np.int64)
+        actions[game] = action
+        play.apply_actions(
+            batch.kernel_state,
+            batch.kernel_constants,
+            actions,
+            self._mask(np.array([game])),
+            self.learner,
+            self.weights,
+            self.scheme.zero_sum,
+            self.rewards,
+            self.components,
+        )
+
+    # ------------------------------------------------------------------ views
+
+    def terminated(self) -> np.ndarray:
+        return self.batch.state.over | self.illegal
+
+    def truncated(self) -> np.ndarray:
+        state = self.batch.state
+        return ~state.over & ~self.illegal & (state.num_asks >= self.max_asks)
+
+    def done(self) -> np.ndarray:
+        return self.terminated() | self.truncated()
+
+    def masks(self) -> np.ndarray:
+        """The learners' legal actions (all False where it is not to move or it is over)."""
+        masks = self.batch.legal_mask()
+        masks[(self.batch.state.current != self.learner) | self.done()] = False
+        return masks
+
+    def observations(self) -> np.ndarray:
+        return self.batch.observe(self.learner)
+
+    def infos(self) -> dict[str, np.ndarray]:
+        """The learners' info arrays, the keys of ``GoFishEnv``'s info."""
+        state = self.batch.state
+        rows = np.arange(self.num_envs)
+        info: dict[str, np.ndarray] = {
+            "catches": state.catch_count[rows, self.learner].astype(np.int64),
+            "tiebreak_points": state.points[rows, self.learner].astype(np.int64),
+        }
+        for index, name in enumerate(COMPONENTS):
+            info[f"reward_{name}"] = self.components[:, index].copy()
+        info["winners"] = state.winners.copy()
+        info["seat"] = self.learner.copy()
+        info["illegal_action"] = self.illegal.copy()
+        info["action_mask"] = self.masks()
+        return info

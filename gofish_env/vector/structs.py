@@ -1,0 +1,78 @@
+"""How the kernels hold a batch's arrays: one numba StructRef per group of arrays, whose
+arrays carry no reference count of their own.
+
+Every time compiled code takes an array out of a struct or a tuple, or hands one to a
+function, numba counts a reference to it (an atomic add and subtract), unless it can prove
+the pair useless, which it cannot across branches and loops. In these kernels that counting
+cost more than the rules themselves. So the struct the kernels get holds *borrowed* views of
+the arrays: the same data, with no memory-manager record to count. The Python object that
+made the struct (``VectorGame``, ``CompiledCPUs``) keeps the NumPy arrays alive as long as
+it keeps the struct.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from numba.core import cgutils, types
+from numba.experimental import structref
+from numba.experimental.jitclass.base import imp_dtor
+from numba.extending import intrinsic
+
+
+def struct_types(name: str, fields: tuple[str, ...], module: str):
+    """(the named tuple Python code uses, the StructRef type class the kernels get) with
+    these fields. ``module`` must bind the type class under ``name + "StructType"``: numba's
+    cache finds it there by name (a kernel is otherwise compiled again at every start)."""
+
+    class StructType(types.StructRef):
+        def preprocess_fields(self, members):
+            return tuple((field, types.unliteral(kind)) for field, kind in members)
+
+    StructType.__name__ = StructType.__qualname__ = f"{name}StructType"
+    StructType.__module__ = module
+    structref.register(StructType)
+    proxy = type(f"{name}Struct", (structref.StructRefProxy,), {"__module__": module})
+    structref.define_boxing(StructType, proxy)
+    return namedtuple(name, fields, module=module), StructType
+
+
+def borrowing_builder(struct_class):
+    """An intrinsic ``build(values)``: a new ``struct_class`` struct whose fields are the
+    named tuple ``values``' fields, arrays borrowed (their memory-manager pointer null, so
+    numba counts no references to them: the caller keeps them alive)."""
+
+    @intrinsic
+    def build(typingctx, values):
+        members = zip(values.fields, values.types, strict=True)
+        fields = [(name, types.unliteral(kind)) for name, kind in members]
+        instance = struct_class(fields)
+
+        def codegen(context, builder, signature, args):
+            data_type = context.data_model_manager[instance.get_data_type()].get_value_type()
+            meminfo = context.nrt.meminfo_alloc_dtor(
+                builder,
+                context.get_constant(types.uintp, context.get_abi_sizeof(data_type)),
+                imp_dtor(context, builder.module, instance),
+            )
+            pointer = builder.bitcast(
+                context.nrt.meminfo_data(builder, meminfo), data_type.as_pointer()
+            )
+            builder.store(cgutils.get_null_value(data_type), pointer)
+            data = cgutils.create_struct_proxy(instance.get_data_type())(
+                context, builder, ref=pointer
+            )
+            for index, (name, kind) in enumerate(fields):
+                value = builder.extract_value(args[0], index)
+                if isinstance(kind, types.Array):
+                    array = context.make_array(kind)(context, builder, value=value)
+                    array.meminfo = cgutils.get_null_value(array.meminfo.type)
+                    value = array._getvalue()
+                setattr(data, name, value)
+            handle = context.make_helper(builder, instance)
+            handle.meminfo = meminfo
+            return handle._getvalue()
+
+        return instance(values), codegen
+
+    return build

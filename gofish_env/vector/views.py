@@ -1,0 +1,199 @@
+"""What the batch shows: legal asks as masks in the envs' relative layout, observations
+(the reference's compiled ``fill_observation``, per game), and the check of asks before any
+is applied."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from gofish_env.observation import fill_observation
+from gofish_env.vector.state import JOKER_INDEX
+
+# Why an ask is refused, by code (``check_asks``); the Python side words the message.
+NOT_A_SEAT, ASKS_ITSELF, TARGET_OUT, TARGET_EMPTY, NOT_WANTED, NOT_HELD = 1, 2, 3, 4, 5, 6
+LAID_CARD, HELD_CARD = 7, 8
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def target_open(S, K, g, asker, target):
+    """Whether the seat to move may ask ``target`` (``Game._compute_legal``'s targets)."""
+    if target == asker:
+        return False
+    if K.askable_empty and S.pool_len[g]:
+        return not S.out[g, target]
+    for seat in range(K.players):
+        if S.sizes[g, seat] == 0:
+            return S.sizes[g, target] > 0
+    return True
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def wanted_open(S, K, g, asker, wanted):
+    """Whether the seat to move may name ``wanted`` (a rank, or a card index)."""
+    if not K.card_asks:
+        return S.counts[g, asker, wanted] > 0
+    rank = wanted // 4
+    if S.counts[g, asker, rank] == 0:
+        return False
+    if wanted == JOKER_INDEX:
+        return True
+    return not S.laid_cards[g, wanted] and (K.allow_held or S.cards[g, asker, wanted] == 0)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def legal_sets(S, K, g):
+    """What the seat to move may ask, as two sets and their sizes: (bit w set: it may name
+    w, at most 53 of them; how many; bit k set: it may ask the seat k places to its left;
+    how many). ``target_open`` and ``wanted_open`` written out: this runs at every
+    decision."""
+    asker = S.current[g]
+    players, ask_count = K.players, K.ask_count
+    wanted = np.uint64(0)
+    names = 0
+    if K.card_asks:
+        for w in range(ask_count):
+            if wanted_open(S, K, g, asker, w):
+                wanted |= np.uint64(1) << np.uint64(w)
+                names += 1
+    else:
+        own = S.counts[g, asker]
+        for w in range(ask_count):
+            if own[w] > 0:
+                wanted |= np.uint64(1) << np.uint64(w)
+                names += 1
+    sizes = S.sizes[g]
+    to_any = True  # every other seat may be asked, or (when a hand is empty) the non-empty
+    empty_ok = K.askable_empty and S.pool_len[g] > 0
+    if not empty_ok:
+        for seat in range(players):
+            if sizes[seat] == 0:
+                to_any = False
+    targets = 0
+    opened = 0
+    for offset in range(players - 1):
+        target = (asker + 1 + offset) % players
+        if empty_ok:
+            if S.out[g, target]:
+                continue
+        elif not to_any and sizes[target] == 0:
+            continue
+        targets |= 1 << offset
+        opened += 1
+    return wanted, names, targets, opened
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def legal_actions(S, K, g, out):
+    """The legal actions of game ``g``'s seat to move, ascending (the order of
+    ``Game.legal_asks``), into ``out``; returns how many."""
+    if S.over[g]:
+        return 0
+    wanted, _, targets, _ = legal_sets(S, K, g)
+    ask_count = K.ask_count
+    count = 0
+    for offset in range(K.players - 1):
+        if (targets >> offset) & 1:
+            for w in range(ask_count):
+                if (wanted >> np.uint64(w)) & np.uint64(1):
+                    out[count] = offset * ask_count + w
+                    count += 1
+    return count
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def legal_action_at(K, wanted, names, targets, index):
+    """The legal action at place ``index`` of the ascending list the two sets make (each
+    open target times each of the ``names``), without making the list."""
+    row, column = index // names, index % names
+    offset = 0
+    while True:
+        if (targets >> offset) & 1:
+            if row == 0:
+                break
+            row -= 1
+        offset += 1
+    w = 0
+    while True:
+        if (wanted >> np.uint64(w)) & np.uint64(1):
+            if column == 0:
+                return offset * K.ask_count + w
+            column -= 1
+        w += 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def legal_masks(S, K, masks):
+    """Each game's legal actions as a 0/1 row (all zeros for a finished game)."""
+    scratch = np.empty(K.actions, np.int64)
+    for g in range(masks.shape[0]):
+        masks[g] = 0
+        for i in range(legal_actions(S, K, g, scratch)):
+            masks[g, scratch[i]] = 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def legal_mask_one(S, K, g, row):
+    """Game ``g``'s legal actions as a 0/1 row."""
+    scratch = np.empty(K.actions, np.int64)
+    row[:] = 0
+    for i in range(legal_actions(S, K, g, scratch)):
+        row[scratch[i]] = 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def observe_into(S, K, at, gather, g, seat, row):
+    """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry)."""
+    fill_observation(
+        row,
+        seat,
+        S.current[g],
+        S.counts[g, seat],
+        S.sizes[g],
+        S.pool_len[g],
+        S.buffer[g],
+        gather[seat],
+        S.ring[g],
+        S.num_asks[g],
+        S.least[g],
+        S.most[g],
+        S.sure[g],
+        S.unlaid[g],
+        S.hand_cap,
+        K.max_copies,
+        at,
+    )
+
+
+@numba.njit(cache=True, error_model="numpy")
+def observe(S, K, at, gather, seats, out):
+    """Row g of ``out``: the observation of game g for seat ``seats[g]``."""
+    for g in range(out.shape[0]):
+        out[g] = 0.0
+        observe_into(S, K, at, gather, g, seats[g], out[g])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def check_asks(S, K, targets, wanted):
+    """(game, reason code) of the first ask a live game refuses, or (-1, 0)."""
+    for g in range(targets.shape[0]):
+        if S.over[g]:
+            continue
+        asker = S.current[g]
+        target = targets[g]
+        if target < 0 or target >= K.players:
+            return g, NOT_A_SEAT
+        if wanted[g] < 0 or wanted[g] >= K.ask_count:
+            return g, NOT_WANTED
+        if target == asker:
+            return g, ASKS_ITSELF
+        if S.out[g, target]:
+            return g, TARGET_OUT
+        if not target_open(S, K, g, asker, target):
+            return g, TARGET_EMPTY
+        rank = wanted[g] // 4 if K.card_asks else wanted[g]
+        if S.counts[g, asker, rank] == 0:
+            return g, NOT_HELD
+        if not wanted_open(S, K, g, asker, wanted[g]):
+            return g, LAID_CARD if S.laid_cards[g, wanted[g]] else HELD_CARD
+    return -1, 0

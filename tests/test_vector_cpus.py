@@ -1,0 +1,182 @@
+"""The compiled CPUs (``gofish_env.vector.cpus``) against the Python levels, and the
+no-leak check for them.
+
+A Python CPU given a ``random.Random`` that yields the compiled CPU's stream
+(``SplitMixRandom``) must make the very same choice at every decision, whole games long,
+under every rule set: the compiled levels are the Python levels, not look-alikes. And, as
+tests/test_no_leak.py does for the Python levels, a compiled CPU must decide the same in
+every world its seat cannot tell apart from the real one.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+from test_no_leak import CASES, alternative_worlds, make_scenario
+from test_properties import ALL_CONFIGS
+from vector_helpers import Reference, SplitMixRandom, compare
+
+from gofish_env import Game, Rules
+from gofish_env.actions import ActionCodec
+from gofish_env.cpus import make_cpu
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.vector import CompiledCPUs, VectorGame
+from gofish_env.vector.cpus import COMPILED_LEVELS
+
+LINEUPS = [["random"], ["easy"], ["normal"], ["hard"], ["easy", "normal", "hard", "random"]]
+
+
+def play_side_by_side(rules: Rules, lineup: list[str], count: int, seed: int) -> int:
+    """``count`` games with the lineup's levels around the table in both engines; every
+    choice compared. Returns the number of decisions."""
+    games = [Game(rules, seed=seed * 1000 + g) for g in range(count)]
+    batch = VectorGame.from_games([copy.deepcopy(game) for game in games])
+    players = rules.players
+    levels = [[lineup[(g + s) % len(lineup)] for s in range(players)] for g in range(count)]
+    cpus = CompiledCPUs(batch, levels, seed=seed)
+    python = []
+    for g in range(count):
+        row = []
+        for seat in range(players):
+            cpu = make_cpu(levels[g][seat])
+            cpu.rng = SplitMixRandom(int(cpus.state.rng[g * players + seat]))
+            row.append(cpu)
+        python.append(row)
+    trackers = [KnowledgeTracker(game) for game in games]
+    codec = ActionCodec(rules)
+    decisions = 0
+    while not all(game.is_over for game in games):
+        actions = cpus.actions()
+        for g, game in enumerate(games):
+            if game.is_over:
+                assert actions[g] == -1
+                continue
+            seat = game.current_player
+            choice = python[g][seat].choose(trackers[g].view(seat))
+            assert actions[g] == codec.to_action(seat, *choice), (
+                f"game {g}, ask {game.num_asks}: compiled {levels[g][seat]} chose "
+                f"{codec.to_ask(seat, int(actions[g]))}, the Python level {choice}"
+            )
+            game.ask(*choice)
+            decisions += 1
+        batch.step(np.where(actions >= 0, actions, 0))
+    compare(batch, Reference(games, 8), observations=False)
+    return decisions
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"), ALL_CONFIGS[::11], ids=[name for name, _ in ALL_CONFIGS[::11]]
+)
+def test_compiled_cpus_choose_what_the_python_levels_choose_quick_sample(name, rules):
+    count = 3 if rules.ask_for == "card" else 8
+    for lineup in LINEUPS:
+        assert play_side_by_side(rules, lineup, count, seed=1) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "rules"), ALL_CONFIGS, ids=[name for name, _ in ALL_CONFIGS])
+def test_compiled_cpus_choose_what_the_python_levels_choose(name, rules):
+    count = 4 if rules.ask_for == "card" else 16
+    for lineup in LINEUPS:
+        play_side_by_side(rules, lineup, count, seed=2)
+
+
+def test_the_side_by_side_check_catches_another_choice():
+    """Another stream gives other choices: the check compares real decisions."""
+    rules = Rules(players=3)
+    game = Game(rules, seed=4)
+    batch = VectorGame.from_games([copy.deepcopy(game)])
+    cpus = CompiledCPUs(batch, "random", seed=4)
+    choices = []
+    for state in (int(cpus.state.rng[game.current_player]), 12345):
+        cpu = make_cpu("random")
+        cpu.rng = SplitMixRandom(state)
+        choices.append(
+            [cpu.choose(KnowledgeTracker(game).view(game.current_player)) for _ in range(6)]
+        )
+    expected = ActionCodec(rules).to_action(game.current_player, *choices[0][0])
+    assert cpus.actions()[0] == expected
+    assert choices[0] != choices[1]
+
+
+def test_levels_are_refused_by_name():
+    batch = VectorGame(Rules(), 2)
+    with pytest.raises(ValueError, match="levels: got 'expert'; allowed: random, easy"):
+        CompiledCPUs(batch, "expert")
+
+
+# ------------------------------------------------------------------------------ no leak
+
+
+def compiled_decisions(worlds, asks, viewer: int, level: str) -> list[list[int]]:
+    """The compiled CPU's choice at the viewer's seat at every step where it is to move, in
+    each world (one game per world, the same asks applied to all, the same seed)."""
+    batch = VectorGame.from_games([world.game() for world in worlds])
+    levels = [[level if seat == viewer else None for seat in range(batch.players)]] * len(worlds)
+    cpus = CompiledCPUs(batch, levels, seed=77)
+    players = batch.players
+    cpus.state.rng[viewer::players] = cpus.state.rng[viewer]  # one stream in every world
+    codec = ActionCodec(worlds[0].rules)
+    decisions: list[list[int]] = [[] for _ in worlds]
+
+    def decide() -> None:
+        actions = cpus.actions()
+        for g in range(len(worlds)):
+            if batch.state.current[g] == viewer:
+                decisions[g].append(int(actions[g]))
+
+    decide()
+    for target, wanted in asks:
+        batch.ask(np.full(len(worlds), target), np.full(len(worlds), wanted))
+        decide()
+    assert all(codec.size for _ in decisions)
+    return decisions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "seeds", "max_asks"), [case[1:] for case in CASES], ids=[case[0] for case in CASES]
+)
+def test_compiled_cpus_ignore_hidden_cards(rules, seeds, max_asks):
+    compared = 0
+    for seed in seeds:
+        scenario = make_scenario(rules, seed, max_asks)
+        for viewer in range(rules.players):
+            rng = random.Random(seed * 31 + viewer)
+            worlds, _ = alternative_worlds(scenario, viewer, rng, tries=600, keep=6)
+            if not worlds:
+                continue
+            for level in COMPILED_LEVELS:
+                decisions = compiled_decisions(
+                    [scenario.world, *worlds], scenario.asks, viewer, level
+                )
+                for other in decisions[1:]:
+                    assert other == decisions[0], f"{level} at seat {viewer} read hidden cards"
+                compared += len(decisions[0]) * len(worlds)
+    assert compared > 0
+
+
+def test_a_compiled_cpu_that_peeks_would_be_caught():
+    """The check can fail: a rule that reads the true hands (whoever truly holds the most
+    of a rank) decides differently in worlds the seat cannot tell apart."""
+    rules = Rules(players=3)
+    scenario = make_scenario(rules, seed=41, max_asks=40)
+    worlds, _ = alternative_worlds(scenario, 0, random.Random(41), tries=1500, keep=6)
+    assert worlds
+    batch = VectorGame.from_games([world.game() for world in [scenario.world, *worlds]])
+    codec = ActionCodec(rules)
+    peeks: list[list[int]] = [[] for _ in range(batch.num_games)]
+    for target, wanted in scenario.asks:
+        masks, counts = batch.legal_mask(), batch.hand_counts()
+        for g in range(batch.num_games):
+            if batch.state.current[g] == 0:
+                legal = np.flatnonzero(masks[g])
+                held = [counts[g, codec.to_ask(0, int(a))[0], a % 13] for a in legal]
+                peeks[g].append(int(legal[int(np.argmax(held))]))
+        batch.ask(np.full(batch.num_games, target), np.full(batch.num_games, wanted))
+    assert any(other != peeks[0] for other in peeks[1:])
+    decisions = compiled_decisions([scenario.world, *worlds], scenario.asks, 0, "hard")
+    assert all(other == decisions[0] for other in decisions[1:])

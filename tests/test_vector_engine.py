@@ -1,0 +1,296 @@
+"""The vector engine against the reference: the same positions in ``VectorGame`` and in
+Python ``Game``s, the same seeded random legal asks applied to both, and after every ask
+hands, catches, pool, seat to move, the end, the winners, every seat's observation and the
+mask compared bit for bit (tests/vector_helpers.py). Every preset at 2 to 6 players and the
+house-rule set-ups of tests/test_properties.py, from the batch's own deals and from
+positions in play copied with ``from_games``; then the invariants of test_properties on
+the batch alone, the batch's seeding, and its refusals."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from test_properties import ALL_CONFIGS, house_rule_configs, preset_configs
+from vector_helpers import Reference, compare, dealt_games, play_both, played_into
+
+from gofish_env import Game, IllegalAsk, Match, Rules
+from gofish_env.vector import CompiledCPUs, VectorGame
+
+# Set-ups where the order cards arrived in decides which are laid (exact-card asks with
+# pairs and refills), and other combinations no preset or property set-up plays.
+EXTRA_SETUPS = {
+    "card_pairs_refill": {"ask_for": "card", "set_size": 2, "empty_hand_draw_count": 5},
+    "card_pairs_jokers_held_refill": {
+        "ask_for": "card",
+        "set_size": 2,
+        "jokers": True,
+        "ask_for_held_card": True,
+        "empty_hand_draw_count": 3,
+    },
+    "card_own_turn_askable": {
+        "ask_for": "card",
+        "empty_hand_draw": "own_turn",
+        "empty_hand_askable": True,
+        "deal": 5,
+    },
+    "pairs_whole_deck": {"set_size": 2, "deal": "whole_deck"},
+    "card_pairs_whole_deck_first_empty": {
+        "ask_for": "card",
+        "set_size": 2,
+        "deal": "whole_deck",
+        "winner": "first_empty",
+    },
+    "never_draw_first_out": {"empty_hand_draw": "never", "game_end": "first_out"},
+    "two_decks_everything": {
+        "decks": 2,
+        "deal": 3,
+        "empty_hand_draw": "own_turn",
+        "empty_hand_draw_count": 2,
+        "empty_hand_askable": True,
+        "after_miss": "asked",
+        "off_rank_catch_asks_again": True,
+    },
+    "one_card_random_first": {
+        "deal": 1,
+        "first_player": "random",
+        "fished_rank_asks_again": False,
+    },
+}
+EXTRA_CONFIGS = [
+    (f"{name}-{players}", Rules(players=players, **fields))
+    for name, fields in EXTRA_SETUPS.items()
+    for players in (2, 3, 5)
+]
+
+
+def games_for(rules: Rules, games: int) -> int:
+    """Exact-card asks make long games (hundreds of asks): fewer of them."""
+    return max(4, games // 6) if rules.ask_for == "card" else games
+
+
+def check_config(rules: Rules, games: int, seed: int, observations: bool = True) -> int:
+    """Both engines from the batch's own deals, then from positions in play."""
+    count = games_for(rules, games)
+    batch = VectorGame(rules, count, seed=seed)
+    asks = play_both(batch, [batch.dealt_game(i) for i in range(count)], seed, 8, observations)
+    positions = played_into(dealt_games(rules, count, seed), seed, most=60)
+    copied = VectorGame.from_games(positions)
+    copies = [copy.deepcopy(game) for game in positions]
+    asks += play_both(copied, copies, seed + 1, 8, observations)
+    return asks
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    ALL_CONFIGS[::9] + EXTRA_CONFIGS[::4],
+    ids=[name for name, _ in ALL_CONFIGS[::9] + EXTRA_CONFIGS[::4]],
+)
+def test_vector_engine_equals_the_reference_quick_sample(name, rules):
+    assert check_config(rules, games=12, seed=1) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "rules"), preset_configs(), ids=[n for n, _ in preset_configs()])
+def test_vector_engine_equals_the_reference_under_every_preset(name, rules):
+    check_config(rules, games=40, seed=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "rules"), house_rule_configs(), ids=[n for n, _ in house_rule_configs()]
+)
+def test_vector_engine_equals_the_reference_under_house_rules(name, rules):
+    check_config(rules, games=24, seed=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "rules"), EXTRA_CONFIGS, ids=[n for n, _ in EXTRA_CONFIGS])
+def test_vector_engine_equals_the_reference_in_rare_combinations(name, rules):
+    check_config(rules, games=20, seed=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_thousands_of_table_games_agree_ask_by_ask(players):
+    """Thousands of games of the default rules, hands, pool, turn and end compared after
+    every ask (observations every ask in the games above)."""
+    rules = Rules(players=players)
+    batch = VectorGame(rules, 1000, seed=5)
+    asks = play_both(batch, [batch.dealt_game(i) for i in range(1000)], 5, observations=False)
+    assert asks > 1000 * 40
+
+
+def test_the_comparison_catches_a_difference():
+    """The harness is not vacuous: one changed bound, one card moved, are caught."""
+    rules = Rules(players=3)
+    games = dealt_games(rules, 3, seed=7)
+    batch = VectorGame.from_games([copy.deepcopy(game) for game in games])
+    reference = Reference(games, 8)
+    compare(batch, reference)
+    rank = int(np.flatnonzero(batch.state.counts[1, 2])[0])
+    batch.state.least[1, 2, rank] += 1  # what the table knows, not the cards
+    with pytest.raises(AssertionError):
+        compare(batch, reference)
+    batch = VectorGame.from_games([copy.deepcopy(game) for game in games])
+    batch.state.pool[0, batch.state.pool_len[0] - 1] ^= 4  # the top card changes rank
+    asks = np.array([game.legal_asks()[0] for game in games])
+    with pytest.raises(AssertionError):
+        for _ in range(30):  # the difference shows once that card is drawn
+            live = [game for game in games if not game.is_over]
+            if not live:
+                break
+            for g, game in enumerate(games):
+                if not game.is_over:
+                    asks[g] = game.legal_asks()[0]
+                    game.ask(*map(int, asks[g]))
+            batch.ask(asks[:, 0], asks[:, 1])
+            compare(batch, reference, observations=False)
+
+
+# ------------------------------------------------------------------------------ invariants
+
+
+def check_invariants(batch: VectorGame) -> None:
+    """test_properties' invariants, on the batch's arrays alone."""
+    rules = batch.rules
+    counts, caught = batch.hand_counts(), batch.caught_ranks()
+    sizes, pool = batch.hand_sizes(), batch.pool_size
+    state = batch.state
+    copies = np.array([rules.copies_of(rank) for rank in range(rules.ranks)])
+    in_pool = np.zeros((batch.num_games, rules.ranks), np.int64)
+    for g in range(batch.num_games):
+        ranks = state.pool[g, : pool[g]] // 4
+        np.add.at(in_pool[g], ranks, 1)
+    # Every card is in exactly one place, and no hand holds a complete set.
+    total = counts.sum(axis=1) + in_pool + caught.sum(axis=1) * rules.set_size
+    assert (total == copies).all()
+    assert (counts.max(axis=2) < rules.set_size).all()
+    assert (sizes == counts.sum(axis=2)).all()
+    assert (batch.catch_counts() == caught.sum(axis=2)).all()
+    # Out seats have no cards and the pool is empty.
+    out = batch.out()
+    assert (sizes[out] == 0).all() and (pool[out.any(axis=1)] == 0).all()
+    live = ~batch.is_over
+    masks = batch.legal_mask()
+    current = batch.current_player
+    assert (masks[live].any(axis=1)).all(), "a seat to move with no legal ask"
+    assert (current[live] >= 0).all() and (current[~live] == -1).all()
+    assert not masks[~live].any()
+    assert (batch.winners()[live] == 0).all()
+    over = ~live
+    winners = batch.winners()[over]
+    assert (winners.sum(axis=1) >= 1).all()
+    if rules.game_end == "last_catch" and rules.winner != "first_empty":
+        assert (batch.catch_counts()[over].sum(axis=1) == rules.total_sets).all()
+        assert (pool[over] == 0).all() and (sizes[over] == 0).all()
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"), ALL_CONFIGS[::3], ids=[name for name, _ in ALL_CONFIGS[::3]]
+)
+def test_vector_games_keep_every_invariant(name, rules):
+    """Hundreds of games each, the compiled random CPU at every seat, checked after every
+    round of asks."""
+    count = 40 if rules.ask_for == "card" else 300
+    batch = VectorGame(rules, count, seed=11)
+    cpus = CompiledCPUs(batch, "random", seed=11)
+    check_invariants(batch)
+    rounds = 0
+    while not batch.is_over.all():
+        actions = cpus.actions()
+        batch.step(np.where(actions >= 0, actions, 0))
+        check_invariants(batch)
+        rounds += 1
+        assert rounds < 20_000, "games did not end"
+
+
+# ------------------------------------------------------------------------------ seeding
+
+
+def test_same_seed_same_games_whatever_the_batch_size():
+    rules = Rules(players=4)
+    small, large = VectorGame(rules, 8, seed=42), VectorGame(rules, 64, seed=42)
+    assert np.array_equal(small.state.dealt, large.state.dealt[:8])
+    assert np.array_equal(small.hand_counts(), large.hand_counts()[:8])
+    other = VectorGame(rules, 8, seed=43)
+    assert not np.array_equal(small.state.dealt, other.state.dealt)
+    # Each game's next deal comes from its own generator: the same again.
+    small.deal([3]), large.deal([3])
+    assert np.array_equal(small.state.dealt[3], large.state.dealt[3])
+    assert not np.array_equal(small.state.dealt[3], VectorGame(rules, 8, seed=42).state.dealt[3])
+
+
+def test_a_dealt_game_is_the_python_game_of_its_deal():
+    rules = Rules.preset("bicycle", players=3, first_player="random")
+    batch = VectorGame(rules, 20, seed=9)
+    firsts = {batch.dealt_game(g).current_player for g in range(20)}
+    assert len(firsts) > 1  # the random first player is drawn per game
+    play_both(batch, [batch.dealt_game(g) for g in range(20)], seed=9)
+
+
+# ------------------------------------------------------------------------------ refusals
+
+
+def test_illegal_asks_are_refused_naming_the_game_and_change_nothing():
+    batch = VectorGame(Rules(players=3), 4, seed=1)
+    before = [array.copy() for array in batch.state]
+    current = batch.current_player
+    legal = [batch.dealt_game(g).legal_asks()[0] for g in range(4)]
+    targets = np.array([ask[0] for ask in legal])
+    wanted = np.array([ask[1] for ask in legal])
+    cases = [
+        (2, current[2], "cannot ask itself"),
+        (1, 7, "not a seat: 7"),
+    ]
+    for game, target, words in cases:
+        bad = targets.copy()
+        bad[game] = target
+        with pytest.raises(IllegalAsk, match=f"game {game}: .*{words}"):
+            batch.ask(bad, wanted)
+    held = batch.hand_counts()[0, current[0]]
+    missing = int(np.flatnonzero(held == 0)[0])
+    bad_wanted = wanted.copy()
+    bad_wanted[0] = missing
+    with pytest.raises(IllegalAsk, match=r"game 0: seat .* holds no card of rank"):
+        batch.ask(targets, bad_wanted)
+    for array, kept in zip(batch.state, before, strict=True):
+        assert np.array_equal(array, kept)
+    with pytest.raises(ValueError, match="targets: got an array of shape"):
+        batch.ask(targets[:2], wanted[:2])
+    with pytest.raises(ValueError, match=r"targets: .*dtype float64"):
+        batch.ask(targets.astype(float), wanted)
+    batch.ask(targets, wanted)  # the legal asks go through
+
+
+def test_finished_games_ignore_their_entries():
+    games = played_into(dealt_games(Rules(players=2), 2, seed=3), seed=3, most=10_000)
+    assert all(game.is_over for game in games)
+    live = Game(Rules(players=2), seed=99)
+    batch = VectorGame.from_games([*games, live])
+    target, wanted = live.legal_asks()[0]
+    before = batch.hand_counts()[:2]
+    batch.ask(np.array([0, 0, target]), np.array([0, 0, wanted]))  # nonsense where over
+    assert np.array_equal(batch.hand_counts()[:2], before)
+    assert batch.num_asks[2] == 1
+
+
+def test_what_the_batch_does_not_play_is_refused_by_name():
+    with pytest.raises(ValueError, match="match_target: got 20; the vector engine plays single"):
+        VectorGame(Rules(match_target=20), 2)
+    with pytest.raises(ValueError, match="num_games: got 0; allowed: an integer >= 1"):
+        VectorGame(Rules(), 0)
+    with pytest.raises(ValueError, match=r"games\[1\]: got Match"):
+        VectorGame.from_games([Game(Rules(), seed=1), Match(Rules(), seed=1)])
+    with pytest.raises(ValueError, match=r"games\[1\]: its rules"):
+        VectorGame.from_games([Game(Rules(), seed=1), Game(Rules(players=3), seed=1)])
+    with pytest.raises(ValueError, match="history: got -1"):
+        VectorGame(Rules(), 2, history=-1)
+    with pytest.raises(ValueError, match="seats: allowed: seats from 0 to 3"):
+        VectorGame(Rules(), 2).observe(4)
+
+
+def test_memory_per_game_is_small():
+    batch = VectorGame(Rules(), 1000, seed=0)
+    assert batch.memory_bytes / 1000 < 4096

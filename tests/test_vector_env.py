@@ -1,0 +1,347 @@
+"""The vector environments: ``GoFishVectorEnv`` (Gymnasium's ``VectorEnv``, what
+``gymnasium.make_vec("GoFish-v0")`` builds) is ``GoFishEnv`` game for game, and
+``SelfPlayVectorEnv`` is the AEC env game for game.
+
+Each sub-env starts from the same exact position as a ``GoFishEnv``, its opponents decide
+as the Python levels with the same random stream (``SplitMixRandom``), the learner takes
+the same random legal actions, and observation, reward, termination, truncation and every
+info key are compared at every step."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from test_properties import ALL_CONFIGS
+from vector_helpers import SplitMixRandom
+
+import gofish_env
+from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.cpus import ExpertCPU, make_cpu
+from gofish_env.gym_env import INFO_KEYS, GoFishEnv, OpponentError
+from gofish_env.vector.engine import seed_state
+from gofish_env.vector.gym_vector import GoFishVectorEnv
+from gofish_env.vector.self_play import SelfPlayVectorEnv
+
+REWARDS = ("catches", "zero_sum", "catches+tiebreak")
+
+
+class Mirrored:
+    """A Python CPU level on a fixed stream (a ``SeatPlayer`` for ``GoFishEnv``)."""
+
+    def __init__(self, level: str, state: int):
+        self.cpu = make_cpu(level)
+        self.state = state
+
+    def reset(self, seed) -> None:
+        self.cpu.reset()
+        self.cpu.rng = SplitMixRandom(self.state)
+
+    def act(self, turn) -> int:
+        return turn.to_action(*self.cpu.choose(turn.view))
+
+
+class StreamExpert(ExpertCPU):
+    """The expert on a fixed stream, in both envs (each seat gets its own copy)."""
+
+    def __init__(self, state: int = 0):
+        super().__init__()
+        self.state = state
+
+    def reset(self, seed=None) -> None:
+        super().reset()
+        self.rng = SplitMixRandom(self.state)
+
+
+def starting_games(rules: Rules, count: int, seed: int) -> list[Game]:
+    """Dealt games in which seat 0 asks first (so nothing moves before the learner)."""
+    games, index = [], 0
+    while len(games) < count:
+        game = Game(rules, seed=seed * 1000 + index)
+        index += 1
+        if not game.is_over and game.current_player == 0:
+            games.append(game)
+    return games
+
+
+def side_by_side(rules: Rules, level: str, reward: str, count: int, seed: int) -> int:
+    """``count`` sub-envs beside ``count`` GoFishEnvs, to the end of every episode."""
+    players = rules.players
+    games = starting_games(rules, count, seed)
+    streams = [
+        [int(seed_state(np.uint64(seed), g * 8 + s)) for s in range(players)] for g in range(count)
+    ]
+    if level == "expert":
+        opponents = [StreamExpert(streams[0][s]) for s in range(1, players)]
+    else:
+        opponents = level
+    vector = GoFishVectorEnv(count, rules=rules, opponents=opponents, seat=0, reward=reward)
+    observations, infos = vector.reset(options={"games": [copy.deepcopy(g) for g in games]})
+    if level != "expert":
+        vector.learners.cpus.state.rng[:] = np.array(streams, np.uint64).ravel()
+    envs = []
+    for g, game in enumerate(games):
+        if level == "expert":
+            seats = [StreamExpert(streams[0][s]) for s in range(1, players)]
+        else:
+            seats = [Mirrored(level, streams[g][s]) for s in range(1, players)]
+        env = GoFishEnv(rules=rules, opponents=seats, seat=0, reward=reward)
+        observation, info = env.reset(seed=seed, options={"game": copy.deepcopy(game)})
+        assert observation.tobytes() == observations[g].tobytes()
+        for key in INFO_KEYS:
+            assert np.array_equal(np.asarray(info[key]), infos[key][g]), key
+        envs.append(env)
+    chooser = np.random.default_rng(seed)
+    done = np.zeros(count, bool)
+    steps = 0
+    while not done.all():
+        masks = infos["action_mask"]
+        assert np.array_equal(masks, vector.action_masks())
+        actions = np.array([chooser.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        for g, env in enumerate(envs):
+            if done[g]:
+                continue
+            observation, reward, ended, cut, info = env.step(int(actions[g]))
+            where = f"env {g}, step {steps}"
+            assert observation.tobytes() == observations[g].tobytes(), where
+            assert reward == rewards[g], (where, reward, rewards[g])
+            assert (ended, cut) == (terminated[g], truncated[g]), where
+            for key in INFO_KEYS:
+                assert np.array_equal(np.asarray(info[key]), infos[key][g]), (where, key)
+            done[g] = ended or cut
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"), ALL_CONFIGS[::13], ids=[name for name, _ in ALL_CONFIGS[::13]]
+)
+def test_the_vector_env_is_gofishenv_game_for_game_quick_sample(name, rules):
+    for level in ("random", "easy", "normal", "hard"):
+        assert side_by_side(rules, level, REWARDS[len(level) % 3], count=4, seed=1) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "rules"), ALL_CONFIGS[::2], ids=[n for n, _ in ALL_CONFIGS[::2]])
+def test_the_vector_env_is_gofishenv_game_for_game(name, rules):
+    for level in ("random", "easy", "normal", "hard"):
+        for reward in REWARDS:
+            side_by_side(rules, level, reward, count=4, seed=2)
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(players=3), Rules.preset("authors", players=3)], ids=["table-3", "authors-3"]
+)
+def test_python_opponents_play_through_the_batchs_views(rules):
+    """The expert (not compiled) plays in Python from views built from the batch's arrays:
+    the same choices as in GoFishEnv, card ledger included under exact-card asks."""
+    side_by_side(rules, "expert", "catches", count=3, seed=3)
+
+
+# ------------------------------------------------------------------------------ the API
+
+
+def random_actions(masks: np.ndarray, chooser: np.random.Generator) -> np.ndarray:
+    return np.array([chooser.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+
+
+def rollout(env, steps: int, seed: int) -> list:
+    chooser = np.random.default_rng(0)
+    observations, infos = env.reset(seed=seed)
+    record = [observations, infos["seat"]]
+    for _ in range(steps):
+        result = env.step(random_actions(infos["action_mask"], chooser))
+        observations, infos = result[0], result[4]
+        record += [result[0], result[1], result[2], result[3], infos["action_mask"]]
+    return record
+
+
+def test_make_vec_builds_the_vector_env_and_gymnasiums_modes_still_work():
+    envs = gym.make_vec("GoFish-v0", num_envs=3, players=3, opponents="easy")
+    assert isinstance(envs.unwrapped, GoFishVectorEnv)
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    assert envs.single_action_space == gym.spaces.Discrete(26)
+    observations, infos = envs.reset(seed=0)
+    assert envs.observation_space.contains(observations)
+    assert envs.single_observation_space.shape == observations.shape[1:]
+    for key in INFO_KEYS:
+        assert infos[key].shape[0] == 3 and infos[f"_{key}"].all()
+    assert infos["action_mask"].dtype == bool and infos["action_mask"].shape == (3, 26)
+    result = envs.step(random_actions(infos["action_mask"], np.random.default_rng(0)))
+    assert result[1].dtype == np.float64 and result[2].dtype == result[3].dtype == bool
+    sync = gym.make_vec("GoFish-v0", num_envs=2, vectorization_mode="sync", players=3)
+    assert isinstance(sync, gym.vector.SyncVectorEnv)
+
+
+def test_same_seed_same_episodes_whatever_the_number_of_envs():
+    kwargs = {"players": 4, "opponents": "mix:random,easy,normal,hard", "seat": "random"}
+    first = rollout(GoFishVectorEnv(4, **kwargs), 150, seed=7)
+    again = rollout(GoFishVectorEnv(4, **kwargs), 150, seed=7)
+    for a, b in zip(first, again, strict=True):
+        assert np.array_equal(a, b)
+    other = rollout(GoFishVectorEnv(4, **kwargs), 150, seed=8)
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+    # Env i's episode is its own: the first step of a batch of 9 matches.
+    wide = GoFishVectorEnv(9, **kwargs)
+    observations, infos = wide.reset(seed=7)
+    assert np.array_equal(observations[:4], first[0])
+    assert np.array_equal(infos["seat"][:4], first[1])
+
+
+def finish_one(env, infos, chooser):
+    """Step until some env ends; returns (the step's results, the env that ended)."""
+    for _ in range(2000):
+        result = env.step(random_actions(infos["action_mask"], chooser))
+        infos = result[4]
+        ended = np.flatnonzero(result[2] | result[3])
+        if ended.size:
+            return result, int(ended[0])
+    raise AssertionError("no episode ended")
+
+
+def test_next_step_autoreset_ignores_the_action_and_starts_the_next_episode():
+    env = GoFishVectorEnv(3, players=2, opponents="random")
+    _, infos = env.reset(seed=1)
+    chooser = np.random.default_rng(1)
+    result, ended = finish_one(env, infos, chooser)
+    assert not result[4]["action_mask"][ended].any()  # not to move: the episode is over
+    actions = random_actions(result[4]["action_mask"], chooser)
+    actions[ended] = 999  # ignored: this step resets the env
+    _, rewards, terminated, truncated, infos = env.step(actions)
+    assert rewards[ended] == 0.0 and not terminated[ended] and not truncated[ended]
+    assert infos["action_mask"][ended].any() and infos["catches"][ended] == 0
+
+
+def test_same_step_autoreset_gives_the_final_observation_and_info():
+    env = GoFishVectorEnv(3, players=2, opponents="random", autoreset_mode="same_step")
+    _, infos = env.reset(seed=1)
+    result, ended = finish_one(env, infos, np.random.default_rng(2))
+    observations, _, _, _, infos = result
+    assert infos["_final_obs"][ended]
+    assert infos["final_obs"][ended].shape == observations[ended].shape
+    assert not np.array_equal(infos["final_obs"][ended], observations[ended])
+    assert infos["action_mask"][ended].any()  # the next episode's
+    assert infos["final_info"]["catches"][ended] > 0 and infos["catches"][ended] == 0
+
+
+def test_disabled_autoreset_waits_for_a_partial_reset():
+    env = GoFishVectorEnv(2, players=2, opponents="random", autoreset_mode="disabled")
+    _, infos = env.reset(seed=3)
+    _, ended = finish_one(env, infos, np.random.default_rng(3))
+    with pytest.raises(RuntimeError, match=f"env {ended} has ended; reset it"):
+        env.step(np.zeros(2, np.int64))
+    mask = np.zeros(2, bool)
+    mask[ended] = True
+    _, infos = env.reset(options={"reset_mask": mask})
+    assert infos["action_mask"][ended].any()
+
+
+def test_an_illegal_action_ends_its_episode_or_raises():
+    env = GoFishVectorEnv(2, players=3, opponents="random", illegal_reward=-2.5)
+    _, infos = env.reset(seed=4)
+    actions = random_actions(infos["action_mask"], np.random.default_rng(4))
+    actions[1] = int(np.flatnonzero(~infos["action_mask"][1])[0])
+    _, rewards, terminated, _, infos = env.step(actions)
+    assert rewards[1] == -2.5 and terminated[1] and infos["illegal_action"][1]
+    assert not infos["illegal_action"][0]
+    strict = GoFishVectorEnv(2, players=3, opponents="random", illegal_action="raise")
+    _, infos = strict.reset(seed=4)
+    before = [array.copy() for array in strict.learners.batch.state]
+    with pytest.raises(IllegalAsk, match="env 1: action"):
+        strict.step(actions)
+    for array, kept in zip(strict.learners.batch.state, before, strict=True):
+        assert np.array_equal(array, kept)
+
+
+def test_a_failing_python_opponent_is_named():
+    def broken(observation, mask):
+        raise RuntimeError("no model")
+
+    env = GoFishVectorEnv(2, players=2, opponents=broken, seat=1)
+    with pytest.raises(OpponentError, match=r"env 0: the opponent at seat 0 .* raised Runtime"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_envs": 0}, "num_envs: got 0; allowed: an integer >= 1"),
+        ({"seat": 4}, "seat: got 4; allowed: 'random' or a seat from 0 to 3"),
+        ({"opponents": "grandmaster"}, "opponents: unknown CPU level 'grandmaster'"),
+        ({"opponents": ["easy"]}, "opponents: got 1 specs; allowed: one spec or 3"),
+        ({"render_mode": "human"}, "render_mode: got 'human'; allowed: None"),
+        ({"autoreset_mode": "sometimes"}, "autoreset_mode: got 'sometimes'; allowed: next_step"),
+        ({"illegal_action": "ignore"}, "illegal_action: got 'ignore'; allowed: 'terminate'"),
+        ({"max_asks": 0}, "max_asks: got 0; allowed: an integer >= 1"),
+        ({"reward": "gold"}, "reward: unknown scheme 'gold'"),
+        ({"rules": Rules(match_target=10)}, "match_target: got 10; the vector engine plays single"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        GoFishVectorEnv(**{"num_envs": 2, **kwargs})
+
+
+# ------------------------------------------------------------------------------ self-play
+
+
+def self_play_side_by_side(rules: Rules, reward: str, count: int, seed: int) -> int:
+    env = SelfPlayVectorEnv(count, rules=rules, reward=reward)
+    observations, info = env.reset(seed=seed)
+    raws = []
+    for g in range(count):
+        raw = gofish_env.raw_env(rules=rules, reward=reward)
+        raw.reset(options={"game": env.batch.dealt_game(g)})
+        seen = raw.observe(raw.agent_selection)
+        assert raw.agent_selection == f"player_{info['current_player'][g]}"
+        assert seen["observation"].tobytes() == observations[g].tobytes()
+        raws.append(raw)
+    chooser = np.random.default_rng(seed)
+    done = np.zeros(count, bool)
+    steps = 0
+    while not done.all():
+        actions = random_actions(info["action_mask"], chooser)
+        observations, rewards, terminated, truncated, info = env.step(actions)
+        for g, raw in enumerate(raws):
+            if done[g]:
+                continue
+            raw.step(int(actions[g]))
+            agents = raw.possible_agents
+            assert [raw.rewards[agent] for agent in agents] == rewards[g].tolist()
+            ended = raw.terminations[agents[0]] or raw.truncations[agents[0]]
+            assert ended == (terminated[g] or truncated[g])
+            if ended:
+                assert np.array_equal(raw.infos[agents[0]]["winners"], info["winners"][g])
+                final = info["final_observation"][g]
+                for seat, agent in enumerate(agents):
+                    assert raw.observe(agent)["observation"].tobytes() == final[seat].tobytes()
+                done[g] = True
+                continue
+            seen = raw.observe(raw.agent_selection)
+            assert raw.agent_selection == f"player_{info['current_player'][g]}"
+            assert seen["observation"].tobytes() == observations[g].tobytes()
+            assert np.array_equal(seen["action_mask"].astype(bool), info["action_mask"][g])
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"), ALL_CONFIGS[::10], ids=[name for name, _ in ALL_CONFIGS[::10]]
+)
+def test_self_play_env_is_the_aec_env_game_for_game(name, rules):
+    for reward in (*REWARDS, "win"):
+        assert self_play_side_by_side(rules, reward, count=4, seed=5) > 0
+
+
+def test_self_play_refuses_an_illegal_action_and_applies_nothing():
+    env = SelfPlayVectorEnv(2, players=3)
+    _, info = env.reset(seed=1)
+    actions = random_actions(info["action_mask"], np.random.default_rng(1))
+    actions[0] = int(np.flatnonzero(~info["action_mask"][0])[0])
+    before = env.batch.num_asks
+    with pytest.raises(ValueError, match=r"actions: env 0: action .* is not legal for seat"):
+        env.step(actions)
+    assert np.array_equal(env.batch.num_asks, before)

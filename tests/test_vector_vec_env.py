@@ -1,0 +1,94 @@
+"""``VectorVecEnv``: every training environment in one batch of the compiled engine, as an
+SB3 ``VecEnv`` that MaskablePPO trains on in one process."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+from gofish_env import Rules
+from gofish_training.vec_env import EnvFailure, TimedMaskedVecEnv, VectorVecEnv
+
+pytestmark = pytest.mark.torch
+
+
+def play(venv, steps: int = 300, seed: int = 11) -> list:
+    """Seeded random legal play; everything the vec env returned."""
+    venv.seed(seed)
+    record = [venv.reset().copy()]
+    chooser = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = venv.env_method("action_masks")
+        actions = np.array([chooser.choice(np.flatnonzero(mask)) for mask in masks])
+        observation, rewards, dones, infos = venv.step(actions)
+        record += [observation.copy(), rewards.copy(), dones.copy()]
+        record += [info.get("terminal_observation") for info in infos]
+    venv.close()
+    return record
+
+
+def test_maskable_ppo_trains_on_it_in_one_process():
+    venv = VectorVecEnv(4, Rules(players=3), opponents="mix:random,easy,normal,hard")
+    assert is_masking_supported(venv)
+    venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (4, 26) and masks.dtype == bool and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0)
+    model.learn(256)
+    assert model.num_timesteps == 256
+    assert len(model.ep_info_buffer) > 0  # episode infos reach SB3's logger
+
+
+def test_same_seed_same_steps_and_episode_ends_are_reported():
+    kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
+    first = play(VectorVecEnv(3, **kwargs))
+    again = play(VectorVecEnv(3, **kwargs))
+    assert len(first) == len(again)
+    for a, b in zip(first, again, strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_array_equal(a, b)
+    assert any(item is not None for item in first[4::4])  # terminal observations
+    venv = VectorVecEnv(2, Rules(players=2), opponents="random")
+    venv.reset()
+    chooser = np.random.default_rng(1)
+    for _ in range(200):
+        actions = [chooser.choice(np.flatnonzero(m)) for m in venv.env_method("action_masks")]
+        _, _, dones, infos = venv.step(np.array(actions))
+        for index in np.flatnonzero(dones):
+            info = infos[index]
+            assert info["episode"]["l"] > 0 and "TimeLimit.truncated" in info
+            assert info["terminal_observation"].shape == (venv.observation_space.shape[0],)
+            assert venv.reset_infos[index]["action_mask"].any()
+
+
+def test_masks_after_an_episode_end_are_the_next_episodes():
+    venv = TimedMaskedVecEnv(VectorVecEnv(3, Rules(players=2), opponents="easy"))
+    venv.reset()
+    chooser = np.random.default_rng(2)
+    for _ in range(150):
+        masks = venv.env_method("action_masks")
+        assert all(mask.any() for mask in masks)
+        actions = np.array([chooser.choice(np.flatnonzero(mask)) for mask in masks])
+        venv.step(actions)
+        assert np.array_equal(np.stack(venv.env_method("action_masks")), venv.venv.learners.masks())
+    assert venv.seconds > 0
+
+
+def test_opponents_change_through_env_method_and_failures_name_the_env():
+    venv = VectorVecEnv(2, Rules(players=2), opponents="random", seat=0)
+    venv.env_method("set_opponents", "mix:easy,hard")
+    assert venv.get_attr("opponent_specs") == [["mix:easy,hard"]] * 2
+
+    def broken(observation, mask):
+        raise RuntimeError("the snapshot vanished")
+
+    venv.env_method("set_opponents", broken)
+    with pytest.raises(EnvFailure, match=r"environment 0 failed: .*snapshot vanished") as failed:
+        venv.reset()
+        for _ in range(5):
+            venv.step(np.array([np.flatnonzero(m)[0] for m in venv.env_method("action_masks")]))
+    assert "Traceback" in failed.value.trace
