@@ -517,6 +517,11 @@ CPU_LEVELS: dict[str, type[CPU]] = {
     "expert": ExpertCPU,
 }
 
+# The searching level lives in its own module (it builds on ExpertCPU above).
+from gofish_env.master import MasterCPU  # noqa: E402
+
+CPU_LEVELS["master"] = MasterCPU
+
 
 def make_cpu(name: str, seed: int | None = None) -> CPU:
     """A CPU by level name."""

@@ -1,0 +1,84 @@
+"""The ``master`` CPU: determinized search over hidden worlds sampled from its view.
+
+At each decision with a real choice, ``master``:
+
+1. ranks the asks (one per target and rank) by ``expert``'s scores and keeps the best
+   ``candidates``; a sure hit proved by the public history is asked at once (it keeps the
+   turn whatever the hidden cards are);
+2. draws ``simulations // candidates`` worlds (at least one) from its ``PlayerView`` with
+   the world sampler (``gofish_env.worlds``: consistent with the public log and its own
+   hand, uniform over consistent deals);
+3. in every world makes every candidate ask and has compiled ``hard`` CPUs play all seats
+   to the end, every rollout in one call of the vector engine (``gofish_env.rollouts``);
+   the same worlds and the same CPU seeds serve every candidate (common random numbers),
+   so the candidates differ by their ask only;
+4. asks the candidate with the best mean value: its share of the win, plus
+   ``CATCH_WEIGHT`` times its catches ahead of the best other seat's (a smoother signal
+   than the win alone, worth less than any win); ties go to ``expert``'s order.
+
+Everything it uses is in the ``PlayerView``: its own hand and the public log. The budget is
+a number of simulations (rollouts), not a time, so the same seed gives the same choices on
+a busy machine. ``docs/baselines.md`` measures it against ``expert``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gofish_env.cpus import CPU, ExpertCPU, LegalAsk, group_asks
+from gofish_env.knowledge import PlayerView
+
+DEFAULT_SIMULATIONS = 192
+DEFAULT_CANDIDATES = 6
+CATCH_WEIGHT = 0.05
+ROLLOUT_LEVEL = "hard"
+
+
+class MasterCPU(CPU):
+    """Determinized search over sampled worlds (see the module docstring)."""
+
+    name = "master"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        candidates: int = DEFAULT_CANDIDATES,
+    ):
+        for field, value, least in (("simulations", simulations, 1), ("candidates", candidates, 2)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{field}: got {value!r}; allowed: an integer >= {least}")
+        self.simulations = simulations
+        self.candidates = candidates
+        self.expert = ExpertCPU(seed)
+        super().__init__(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.expert.reset(None if seed is None else seed + 1)
+
+    def choose(self, view: PlayerView) -> LegalAsk:
+        groups = group_asks(view)
+        if len(groups) == 1 or view.rules.ask_for != "rank":
+            return self.expert.choose(view)
+        scores = self.expert.scores(view, groups)
+        order = sorted(groups, key=lambda key: -scores[key])
+        best = order[0]
+        if view.least[best]:  # a sure hit the history proves
+            return groups[best][0]
+        keys = order[: self.candidates]
+        values = self.values(view, keys)
+        # The best mean; among equals, expert's order (keys are in it).
+        return groups[keys[int(np.argmax(values))]][0]
+
+    def values(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
+        """The mean rollout value of each (target, rank) in ``keys``."""
+        # Imported here: the vector engine compiles its kernels when first loaded.
+        from gofish_env.rollouts import rollout_values
+        from gofish_env.worlds import WorldSampler
+
+        count = max(1, self.simulations // len(keys))
+        seed = self.rng.getrandbits(63)
+        worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)
+        share, margin = rollout_values(view, worlds, keys, ROLLOUT_LEVEL, seed=seed)
+        return (share + CATCH_WEIGHT * margin).mean(axis=0)
