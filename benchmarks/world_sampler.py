@@ -68,11 +68,14 @@ def small_positions():
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worlds", type=check_count, default=2000)
-    parser.add_argument("--players", type=parse_players_list, default=[2, 4])
-    parser.add_argument("--repeats", type=check_count, default=3)
-    parser.add_argument("--exact-samples", type=check_count, default=5000)
+    parser.add_argument("--worlds", type=int, default=2000)
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--exact-samples", type=int, default=5000)
     args = parser.parse_args(argv)
+    for flag in ("--worlds", "--repeats", "--exact-samples"):
+        check_count(parser, flag, getattr(args, flag[2:].replace("-", "_")))
+    args.players = parse_players_list(parser, "--players", args.players)
     console = Console(width=140)
     WorldSampler(KnowledgeTracker(position_after(Rules(), 0, 5)).view(0), 0).sample(2)  # compile
     speed = Table(title=f"World sampler speed (load {os.getloadavg()[0]:.2f})")

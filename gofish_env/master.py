@@ -16,7 +16,8 @@ At each decision with a real choice, ``master``:
    ``CATCH_WEIGHT`` times its catches ahead of the best other seat's (a smoother signal
    than the win alone, worth less than any win); ties go to ``expert``'s order.
 
-Everything it uses is in the ``PlayerView``: its own hand and the public log. The budget is
+Under exact-card asks and in matches it plays as ``expert`` (the sampler reads rank asks,
+the vector engine plays single games). Everything it uses is in the ``PlayerView``: its own hand and the public log. The budget is
 a number of simulations (rollouts), not a time, so the same seed gives the same choices on
 a busy machine. ``docs/baselines.md`` measures it against ``expert``.
 """
@@ -32,6 +33,12 @@ DEFAULT_SIMULATIONS = 192
 DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
 ROLLOUT_LEVEL = "hard"
+
+
+def searches(rules) -> bool:
+    """Whether ``master`` searches under these rules: rank asks (what the sampler reads)
+    and single games (what the vector engine plays); otherwise it plays as ``expert``."""
+    return rules.ask_for == "rank" and not rules.match_target
 
 
 class MasterCPU(CPU):
@@ -51,6 +58,7 @@ class MasterCPU(CPU):
         self.simulations = simulations
         self.candidates = candidates
         self.expert = ExpertCPU(seed)
+        self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         super().__init__(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -59,7 +67,7 @@ class MasterCPU(CPU):
 
     def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
-        if len(groups) == 1 or view.rules.ask_for != "rank":
+        if len(groups) == 1 or not searches(view.rules):
             return self.expert.choose(view)
         scores = self.expert.scores(view, groups)
         order = sorted(groups, key=lambda key: -scores[key])
@@ -77,6 +85,7 @@ class MasterCPU(CPU):
         from gofish_env.rollouts import rollout_values
         from gofish_env.worlds import WorldSampler
 
+        self.searches_made += 1
         count = max(1, self.simulations // len(keys))
         seed = self.rng.getrandbits(63)
         worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)

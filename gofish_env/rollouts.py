@@ -68,8 +68,9 @@ def rollout_values(
     ranks = np.repeat([rank for _, rank in asks], count).astype(np.int64)
     batch.ask(targets, ranks)
     players = CompiledCPUs(batch, level, seed=seed)
-    world_seeds = np.uint64(seed % 2**63) + np.arange(count, dtype=np.uint64)
-    players.reset(np.arange(batch.num_games), np.tile(world_seeds, len(asks)))
+    # Every ask's copy of world w gets the generators of the first copy.
+    streams = players.state.rng.reshape(len(asks), count, -1)
+    streams[1:] = streams[0]
     players.play()
     winners = batch.winners().astype(np.float64)
     share = winners[:, view.seat] / np.maximum(winners.sum(axis=1), 1.0)

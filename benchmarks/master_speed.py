@@ -1,0 +1,95 @@
+"""The ``master`` CPU's time per decision at several simulation budgets.
+
+python benchmarks/master_speed.py --players 2,4 --simulations 16,64,192,512 --games 4
+
+Positions: every decision of seat 0 in ``--games`` seeded games where ``expert`` plays
+every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
+timed at every position; the table gives the mean over all decisions (sure hits and single
+choices cost almost nothing), the mean and 95th percentile over the decisions that search,
+and the share that search. The budgets are interleaved position by position, so load on
+the machine hits them alike. The first call compiles the vector engine; it is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from gofish_env import Game, Rules
+from gofish_env.cli import check_count, parse_list, parse_players_list
+from gofish_env.cpus import make_cpu
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.master import MasterCPU
+
+
+def positions(players: int, games: int) -> list:
+    """Seat 0's views at each of its decisions in expert games."""
+    views = []
+    for seed in range(games):
+        game = Game(Rules(players=players), seed=seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
+        while not game.is_over:
+            seat = game.current_player
+            view = tracker.view(seat)
+            if seat == 0:
+                views.append(view)
+            game.ask(*cpus[seat].choose(view))
+    return views
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--simulations", default="16,64,192,512")
+    parser.add_argument("--games", type=int, default=4)
+    args = parser.parse_args(argv)
+    check_count(parser, "--games", args.games)
+    args.players = parse_players_list(parser, "--players", args.players)
+    args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
+    console = Console(width=120)
+    table = Table(title=f"master: ms per decision (load at start {os.getloadavg()[0]:.2f})")
+    for column in (
+        "players",
+        "simulations",
+        "all decisions",
+        "searching: mean",
+        "p95",
+        "searching",
+    ):
+        table.add_column(column, justify="right")
+    for players in args.players:
+        views = positions(players, args.games)
+        cpus = {n: MasterCPU(seed=1, simulations=n) for n in args.simulations}
+        cpus[args.simulations[0]].choose(views[len(views) // 2])  # compile
+        times = {n: [] for n in args.simulations}
+        searched = {n: [] for n in args.simulations}
+        for view in views:
+            for n, cpu in cpus.items():
+                before = cpu.searches_made
+                start = time.perf_counter()
+                cpu.choose(view)
+                times[n].append((time.perf_counter() - start) * 1e3)
+                searched[n].append(cpu.searches_made > before)
+        for n in args.simulations:
+            spent = np.array(times[n])
+            mask = np.array(searched[n])
+            table.add_row(
+                str(players),
+                str(n),
+                f"{spent.mean():.1f}",
+                f"{spent[mask].mean():.1f}",
+                f"{np.percentile(spent[mask], 95):.1f}",
+                f"{mask.mean():.0%} of {mask.size}",
+            )
+    console.print(table)
+    console.print(f"load at end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

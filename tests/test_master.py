@@ -1,0 +1,165 @@
+"""The ``master`` CPU: a search over sampled worlds that decides from its view only."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from helpers import position, rank
+from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, make_scenario
+
+from gofish_env import Game, Match, Rules
+from gofish_env.cpus import CPU_LEVELS, make_cpu
+from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.master import MasterCPU
+from gofish_env.rollouts import HIDDEN_FIELDS, RULE_TABLES, rollout_values, world_batch
+from gofish_env.vector import VectorGame
+from gofish_env.worlds import WorldSampler
+
+NINE = rank("9")
+
+
+def expert_game(rules: Rules, seed: int, asks: int) -> Game:
+    game = Game(rules, seed=seed)
+    tracker = KnowledgeTracker(game)
+    cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(rules.players)]
+    while not game.is_over and game.num_asks < asks:
+        seat = game.current_player
+        game.ask(*cpus[seat].choose(tracker.view(seat)))
+    return game
+
+
+def test_master_is_a_registered_level():
+    assert "master" in CPU_LEVELS
+    cpu = make_cpu("master", 3)
+    assert isinstance(cpu, MasterCPU) and cpu.name == "master"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("simulations", 0), ("simulations", 2.5), ("candidates", 1), ("candidates", True)],
+)
+def test_bad_budgets_are_refused_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=f"{field}: got {value!r}; allowed: an integer"):
+        MasterCPU(1, **{field: value})
+
+
+def test_a_sure_hit_the_history_proves_is_asked_without_a_search():
+    game = position(
+        [["9H", "KH", "KS", "KD"], ["9S", "3C"], ["4C", "5C"]],
+        pool_top=["6C", "6D"],
+        first_player=1,
+    )
+    game.ask(2, NINE)  # seat 1 asks for 9s: it holds one
+    game.ask(0, rank("4"))
+    view = KnowledgeTracker(game).view(0)
+    cpu = MasterCPU(0)
+    assert cpu.choose(view) == (1, NINE)
+    assert cpu.searches_made == 0
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_rollout_batch_is_each_world_with_the_whole_public_history(players):
+    """Game a * W + w of the batch is world w replayed from its deal, array for array."""
+    game = expert_game(Rules(players=players), 3, 30)
+    view = KnowledgeTracker(game).view(game.current_player)
+    worlds = WorldSampler(view, seed=5).sample(6, keep_deals=True)
+    batch = world_batch(view, worlds, repeats=3)
+    assert batch.num_games == 18
+    for w in range(6):
+        replay = worlds.dealt_game(w)
+        for record in view.asks:
+            replay.ask(record.target, record.rank)
+        reference = VectorGame.from_games([replay]).state
+        for a in range(3):
+            g = a * 6 + w
+            for name, array in batch.state._asdict().items():
+                if name in RULE_TABLES or name in ("deal_rng", "dealt", "dealt_first", "stamps"):
+                    continue  # the rules' tables, how a game was dealt, the order cards came
+                expected = getattr(reference, name)[0]
+                if name == "pool":  # the same ranks in the same order (suits may differ)
+                    size = batch.state.pool_len[g]
+                    assert np.array_equal(array[g, :size] // 4, expected[:size] // 4)
+                    continue
+                assert np.array_equal(array[g], expected), name
+    assert set(HIDDEN_FIELDS) <= set(batch.state._fields)
+
+
+def test_rollout_values_use_the_same_worlds_and_generators_for_every_ask():
+    game = expert_game(Rules(players=4), 4, 20)
+    view = KnowledgeTracker(game).view(game.current_player)
+    worlds = WorldSampler(view, seed=1).sample(8, keep_deals=True)
+    ask = view.legal_asks[0]
+    share, margin = rollout_values(view, worlds, [ask, ask], seed=9)
+    assert share.shape == margin.shape == (8, 2)
+    # The same ask twice: the same eight games, rollout for rollout.
+    assert np.array_equal(share[:, 0], share[:, 1])
+    assert np.array_equal(margin[:, 0], margin[:, 1])
+    assert ((share >= 0) & (share <= 1)).all() and (np.abs(margin) <= 1).all()
+
+
+def test_the_budget_sets_the_worlds_per_candidate():
+    game = expert_game(Rules(players=4), 6, 20)
+    view = KnowledgeTracker(game).view(game.current_player)
+    keys = sorted({(target, rank) for target, rank in view.legal_asks})[:4]
+    for simulations, worlds in ((4, 1), (40, 10), (3, 1)):
+        cpu = MasterCPU(1, simulations=simulations)
+        captured = {}
+        original = WorldSampler.sample
+
+        def spy(self, count, keep_deals=False, captured=captured, original=original):
+            captured["count"] = count
+            return original(self, count, keep_deals)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(WorldSampler, "sample", spy)
+            values = cpu.values(view, keys)
+        assert captured["count"] == worlds and values.shape == (4,)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules.preset("authors", players=3), Rules(players=3, match_target=14)],
+    ids=["card-asks", "match"],
+)
+def test_where_it_cannot_search_it_plays_as_expert(rules):
+    game = Match(rules, seed=2) if rules.match_target else Game(rules, seed=2)
+    tracker = KnowledgeTracker(game)
+    master, expert = MasterCPU(5), make_cpu("expert", 5)
+    for _ in range(30):
+        if game.is_over:
+            break
+        view = tracker.view(game.current_player)
+        choice = expert.choose(view)
+        assert master.choose(view) == choice
+        game.ask(*choice)
+    assert master.searches_made == 0
+
+
+def test_the_same_seed_gives_the_same_game():
+    def play(seed):
+        game = Game(Rules(players=4), seed=11)
+        tracker = KnowledgeTracker(game)
+        cpus = [MasterCPU(seed, simulations=32)] + [make_cpu("expert", s) for s in (1, 2, 3)]
+        while not game.is_over:
+            seat = game.current_player
+            game.ask(*cpus[seat].choose(tracker.view(seat)))
+        return game.events, cpus[0].searches_made
+
+    first, searches = play(7)
+    assert searches > 5
+    assert play(7)[0] == first
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_master_ignores_hidden_cards(players):
+    """The no-leak harness: worlds the seat cannot tell apart give the same choices."""
+    scenario = make_scenario(Rules(players=players), seed=21 + players, max_asks=40)
+    compared = 0
+    for viewer in range(players):
+        worlds, _ = alternative_worlds(scenario, viewer, random.Random(viewer), tries=800, keep=3)
+        compared += assert_cpu_ignores_hidden_cards(
+            lambda seed: MasterCPU(seed, simulations=24), scenario, viewer, worlds
+        )
+    assert compared >= 10
