@@ -17,9 +17,10 @@ At each decision with a real choice, ``master``:
    than the win alone, worth less than any win); ties go to ``expert``'s order.
 
 Under exact-card asks and in matches it plays as ``expert`` (the sampler reads rank asks,
-the vector engine plays single games). Everything it uses is in the ``PlayerView``: its own hand and the public log. The budget is
-a number of simulations (rollouts), not a time, so the same seed gives the same choices on
-a busy machine. ``docs/baselines.md`` measures it against ``expert``.
+the vector engine plays single games). Everything it uses is in the ``PlayerView``: its
+own hand and the public log. The budget is a number of simulations (rollouts), not a
+time, so the same seed gives the same choices on a busy machine. ``docs/baselines.md``
+measures it against ``expert``.
 """
 
 from __future__ import annotations
