@@ -27,9 +27,9 @@ from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import MasterCPU
 
 
-def positions(players: int, games: int) -> list:
-    """Seat 0's views at each of its decisions in expert games."""
-    views = []
+def decisions(players: int, games: int):
+    """Seat 0's views at each of its decisions in expert games, one at a time (a view reads
+    the live public log, so each is used before the game goes on)."""
     for seed in range(games):
         game = Game(Rules(players=players), seed=seed)
         tracker = KnowledgeTracker(game)
@@ -38,9 +38,8 @@ def positions(players: int, games: int) -> list:
             seat = game.current_player
             view = tracker.view(seat)
             if seat == 0:
-                views.append(view)
+                yield view
             game.ask(*cpus[seat].choose(view))
-    return views
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,12 +63,12 @@ def main(argv: list[str] | None = None) -> None:
     ):
         table.add_column(column, justify="right")
     for players in args.players:
-        views = positions(players, args.games)
         cpus = {n: MasterCPU(seed=1, simulations=n) for n in args.simulations}
-        cpus[args.simulations[0]].choose(views[len(views) // 2])  # compile
+        warm = next(v for v in decisions(players, 1) if len(v.legal_asks) > 1)
+        MasterCPU(seed=1).values(warm, [warm.legal_asks[0]] * 2)  # compile, untimed
         times = {n: [] for n in args.simulations}
         searched = {n: [] for n in args.simulations}
-        for view in views:
+        for view in decisions(players, args.games):
             for n, cpu in cpus.items():
                 before = cpu.searches_made
                 start = time.perf_counter()

@@ -33,6 +33,7 @@ from gofish_env.knowledge import PlayerView
 DEFAULT_SIMULATIONS = 192
 DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
+DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 ROLLOUT_LEVEL = "hard"
 
 
@@ -52,12 +53,16 @@ class MasterCPU(CPU):
         seed: int | None = None,
         simulations: int = DEFAULT_SIMULATIONS,
         candidates: int = DEFAULT_CANDIDATES,
+        margin: float = DEFAULT_MARGIN,
+        pool_limit: int | None = None,
     ):
         for field, value, least in (("simulations", simulations, 1), ("candidates", candidates, 2)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{field}: got {value!r}; allowed: an integer >= {least}")
         self.simulations = simulations
         self.candidates = candidates
+        self.margin = float(margin)
+        self.pool_limit = pool_limit  # search only when the pool holds at most this many
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         super().__init__(seed)
@@ -68,7 +73,11 @@ class MasterCPU(CPU):
 
     def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
-        if len(groups) == 1 or not searches(view.rules):
+        if (
+            len(groups) == 1
+            or not searches(view.rules)
+            or (self.pool_limit is not None and view.pool_size > self.pool_limit)
+        ):
             return self.expert.choose(view)
         scores = self.expert.scores(view, groups)
         order = sorted(groups, key=lambda key: -scores[key])
@@ -76,12 +85,24 @@ class MasterCPU(CPU):
         if view.least[best]:  # a sure hit the history proves
             return groups[best][0]
         keys = order[: self.candidates]
-        values = self.values(view, keys)
-        # The best mean; among equals, expert's order (keys are in it).
-        return groups[keys[int(np.argmax(values))]][0]
+        return groups[keys[self.pick(self.rollouts(view, keys))]][0]
+
+    def pick(self, values: np.ndarray) -> int:
+        """The candidate to ask, from ``values`` [worlds, candidates] (expert's best first):
+        the best mean, if it beats expert's choice by more than ``margin`` standard errors
+        of the paired difference (the same worlds); otherwise expert's choice."""
+        gain = values - values[:, :1]
+        mean = gain.mean(axis=0)
+        error = gain.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0 * mean
+        best = int(np.argmax(mean - self.margin * error))
+        return best if mean[best] - self.margin * error[best] > 0 else 0
 
     def values(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
         """The mean rollout value of each (target, rank) in ``keys``."""
+        return self.rollouts(view, keys).mean(axis=0)
+
+    def rollouts(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
+        """[worlds, keys]: the value of each rollout (see the module docstring)."""
         # Imported here: the vector engine compiles its kernels when first loaded.
         from gofish_env.rollouts import rollout_values
         from gofish_env.worlds import WorldSampler
@@ -91,4 +112,4 @@ class MasterCPU(CPU):
         seed = self.rng.getrandbits(63)
         worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)
         share, margin = rollout_values(view, worlds, keys, ROLLOUT_LEVEL, seed=seed)
-        return (share + CATCH_WEIGHT * margin).mean(axis=0)
+        return share + CATCH_WEIGHT * margin

@@ -156,29 +156,33 @@ def play_deals(
     deals: int,
     workers: int = 1,
     on_games: Callable[[int], None] | None = None,
+    first: int = 0,
 ) -> list[GameRecord]:
-    """Every game of deals 0 .. ``deals - 1``, in deal order; ``on_games(n)`` is told the
-    number of games played so far after each deal. ``workers`` > 1 plays the deals in a
-    pool of processes (the records are the same)."""
+    """Every game of deals ``first`` .. ``deals - 1``, in deal order; ``on_games(n)`` is
+    told the number of games played so far after each deal. ``workers`` > 1 plays the
+    deals in a pool of processes (the records are the same). A deal's games depend on its
+    index only, so a measurement can be played in parts (and resumed)."""
     records: list[GameRecord] = []
-    for deal_records in _deal_records(measurement, deals, workers):
+    for deal_records in _deal_records(measurement, range(first, deals), workers):
         records.extend(deal_records)
         if on_games is not None:
             on_games(len(records))
     return records
 
 
-def _deal_records(measurement: Measurement, deals: int, workers: int) -> Iterator[list[GameRecord]]:
-    if workers <= 1 or deals <= 1:
+def _deal_records(
+    measurement: Measurement, deals: range, workers: int
+) -> Iterator[list[GameRecord]]:
+    if workers <= 1 or len(deals) <= 1:
         table = Table(measurement)
-        for deal in range(deals):
+        for deal in deals:
             yield table.play_deal(deal)
         return
     methods = multiprocessing.get_all_start_methods()
     # fork lets unpicklable entrants (lambdas, loaded models) reach the workers as they are.
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with context.Pool(min(workers, deals), _init_worker, (measurement,)) as pool:
-        yield from pool.imap(_worker_deal, range(deals), chunksize=1)
+    with context.Pool(min(workers, len(deals)), _init_worker, (measurement,)) as pool:
+        yield from pool.imap(_worker_deal, deals, chunksize=1)
 
 
 def decision_milliseconds(records: Sequence[GameRecord], entrants: int) -> list[float]:

@@ -1,0 +1,120 @@
+"""Measure ``master`` against ``expert`` over duplicate deals, in parts that are kept.
+
+    python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 192 \\
+        --seed 1 --workers 2 --out runs/master/p2-s192.jsonl
+
+The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
+``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
+seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games are
+appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share with
+its 95% interval is printed; run the same command again to go on from the last part kept
+(a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
+keeps every finished part. ``--summary`` prints the result of a file without playing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+from gofish_env.cli import check_count, progress_bar
+from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
+from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
+from gofish_env.master import DEFAULT_SIMULATIONS, MasterCPU
+from gofish_env.rules import Rules
+
+
+def entrants(players: int, simulations: int):
+    master = MasterCPU(0, simulations=simulations)
+    return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
+
+
+def read_records(path: Path) -> list[GameRecord]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        fields = json.loads(line)
+        for name, value in fields.items():
+            if isinstance(value, list):
+                fields[name] = tuple(value)
+        records.append(GameRecord(**fields))
+    return records
+
+
+def report(records: list[GameRecord], players: int, simulations: int, seed: int) -> dict:
+    rules = Rules(players=players)
+    stats = summarize(records, entrants(players, simulations), rules, seed, bootstrap=0)
+    master = stats.standings[0]
+    low, high = master.win_rate_ci or (0.0, 1.0)
+    ms = decision_milliseconds(records, 2)
+    return {
+        "players": players,
+        "simulations": simulations,
+        "deals": len({record.deal for record in records}),
+        "share": round(master.win_rate, 4),
+        "low": round(low, 4),
+        "high": round(high, 4),
+        "fair": round(1 / players, 4),
+        "ms_master": round(ms[0], 2),
+        "ms_expert": round(ms[1], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--chunk", type=int, default=40)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--summary", action="store_true")
+    args = parser.parse_args(argv)
+    for flag in ("--deals", "--simulations", "--workers", "--chunk"):
+        check_count(parser, flag, getattr(args, flag[2:]))
+    if not 2 <= args.players <= 6:
+        parser.error(f"--players: got {args.players}; allowed: 2 to 6")
+    records = read_records(args.out)
+    if args.summary:
+        print(json.dumps(report(records, args.players, args.simulations, args.seed)))
+        return
+    done = len({record.deal for record in records})
+    if records and sorted({r.deal for r in records}) != list(range(done)):
+        sys.exit(f"{args.out}: its deals are not 0..{done - 1}; start a new file")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    rules = Rules(players=args.players)
+    lineup = (0,) + (1,) * (args.players - 1)
+    measurement = Measurement(entrants(args.players, args.simulations), rules, args.seed, [lineup])
+    start = time.perf_counter()
+    try:
+        with progress_bar(True, args.deals * args.players, "master vs expert games") as advance:
+            advance(done * args.players)
+            while done < args.deals:
+                end = min(done + args.chunk, args.deals)
+                part = play_deals(
+                    measurement,
+                    end,
+                    args.workers,
+                    lambda n, before=done: advance((before * args.players) + n),
+                    first=done,
+                )
+                with args.out.open("a") as file:
+                    for record in part:
+                        file.write(json.dumps(dataclasses.asdict(record)) + "\n")
+                records += part
+                done = end
+                result = report(records, args.players, args.simulations, args.seed)
+                result["seconds"] = round(time.perf_counter() - start, 1)
+                print(json.dumps(result), flush=True)
+    except KeyboardInterrupt:
+        sys.exit(f"interrupted: {done} deals kept in {args.out}; run the same command to go on")
+
+
+if __name__ == "__main__":
+    main()
