@@ -6,11 +6,10 @@
 seat) play all of them to the end in one call, and returns the viewer's share of the win
 in each [world, ask].
 
-What the rollout CPUs know. A world is a position without its history; the public history
-is the same in every world, so it is read once: one world replayed from its deal gives a
-batch game whose public arrays (the knowledge bounds, what the compiled CPUs remember of
-the asks, catches, whose turn) are copied to every game, and each world brings only its
-hidden arrays (the hands and the pool).
+What the rollout CPUs know. The public history is the same in every world, and what the
+engine and the ``hard`` CPUs read of it is the view's public knowledge (its bounds): each
+batch game is a world's hands and pool with those bounds, the catches, hand sizes and the
+seat to move. (Rank asks only: under them a card is its rank.)
 """
 
 from __future__ import annotations
@@ -20,33 +19,75 @@ from collections.abc import Sequence
 import numpy as np
 
 from gofish_env.knowledge import PlayerView
-from gofish_env.vector import CompiledCPUs, VectorGame
+from gofish_env.rules import Rules
+from gofish_env.vector import CompiledCPUs, VectorGame, engine
 from gofish_env.worlds import SampledWorlds
 
-# Arrays of a batch game that hold hidden cards: each world's own. Every other per-game
-# array is public, the same in every world.
-HIDDEN_FIELDS = ("counts", "cards", "stamps", "next_stamp", "pool")
 RULE_TABLES = ("copies", "hand_cap", "rank_points")  # per rank, not per game
+# What the table knows in public, the same in every world: the view's own PublicKnowledge.
+PUBLIC_BOUNDS = {
+    "least": "least",
+    "most": "most",
+    "sure": "sure_hit_most",
+    "skips": "skips_sure_hits",
+    "unlaid": "unlaid",
+}
+
+
+_BATCHES: dict[tuple[Rules, int], tuple[VectorGame, dict[str, np.ndarray]]] = {}
+_KEPT_BATCHES = 8  # batch sizes kept per process (a batch's set-up costs milliseconds)
+
+
+def _blank_batch(rules: Rules, games: int) -> VectorGame:
+    """A batch of ``games`` games reused from call to call, every game reset to a blank
+    table (the set-up of a batch, from the rules, costs more than a search's rollouts)."""
+    key = (rules, games)
+    if key not in _BATCHES:
+        if len(_BATCHES) >= _KEPT_BATCHES:
+            _BATCHES.pop(next(iter(_BATCHES)))
+        batch = VectorGame(rules, games, seed=0)
+        engine.clear_game(batch.kernel_state, batch.kernel_constants, 0)
+        blank = {
+            name: array[0].copy()
+            for name, array in batch.state._asdict().items()
+            if name not in RULE_TABLES
+        }
+        _BATCHES[key] = (batch, blank)
+    batch, blank = _BATCHES[key]
+    for name, row in blank.items():
+        getattr(batch.state, name)[:] = row
+    return batch
 
 
 def world_batch(view: PlayerView, worlds: SampledWorlds, repeats: int) -> VectorGame:
     """A batch of ``len(worlds) * repeats`` games: game ``a * len(worlds) + w`` is world
-    ``w`` with the public history ``view`` saw (``worlds`` sampled with ``keep_deals``)."""
-    history = worlds.dealt_game(0)
-    for record in view.asks:
-        history.ask(record.target, record.rank)
-    public = VectorGame.from_games([history])
-    hidden = VectorGame.from_games([worlds.game(w) for w in range(len(worlds))])
-    # A batch dealt by the compiled kernel (cheap), then every per-game array overwritten.
-    batch = VectorGame(view.rules, len(worlds) * repeats, seed=0)
-    for name, array in batch.state._asdict().items():
-        if name in RULE_TABLES:
-            continue
-        if name in HIDDEN_FIELDS:
-            source = getattr(hidden.state, name)
-            array[:] = np.tile(source, (repeats,) + (1,) * (source.ndim - 1))
-        else:
-            array[:] = getattr(public.state, name)[0]
+    ``w`` now, with what ``view`` shows in public (catches, hand sizes, the seat to move)
+    and its public bounds (what the engine and the ``hard`` CPUs read of the history; the
+    ask log and the easy and normal CPUs' memories start empty). The batch is reused by
+    the next call of the same size."""
+    rules = view.rules
+    count = len(worlds)
+    batch = _blank_batch(rules, count * repeats)
+    state = batch.state
+    caught = np.zeros((rules.players, rules.ranks), np.int64)
+    for seat, laid in enumerate(view.catches):
+        for rank in laid:
+            caught[seat, rank] += 1
+    state.caught[:] = caught
+    state.catch_count[:] = caught.sum(axis=1)
+    state.num_caught[:] = caught.sum()
+    state.points[:] = view.points
+    state.sizes[:] = view.hand_sizes
+    state.out[:] = view.out
+    state.current[:] = view.current_player
+    state.num_asks[:] = len(view.asks)
+    known = view.knowledge
+    for name, attribute in PUBLIC_BOUNDS.items():
+        getattr(state, name)[:] = getattr(known, attribute)
+    state.counts[:] = np.tile(worlds.hands, (repeats, 1, 1))
+    pool = worlds.pools[:, ::-1] * 4  # bottom first; under rank asks a card is its rank
+    state.pool[:, : pool.shape[1]] = np.tile(pool, (repeats, 1))
+    state.pool_len[:] = view.pool_size
     return batch
 
 

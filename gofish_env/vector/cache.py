@@ -1,7 +1,8 @@
 """Keeps numba's on-disk cache of the vector kernels in step with their sources.
 
 numba checks a cached kernel against its own file only, but these kernels compile in code
-from other files (the engine's helpers, ``gofish_env.knowledge``, ``gofish_env.observation``).
+from other files (the engine's helpers, ``gofish_env.bounds``, ``gofish_env.knowledge``,
+``gofish_env.observation``).
 Edit one of those and a stale kernel would load. So the first import compares a hash of
 every source the kernels are built from with the one the cache was made from, and on a
 difference deletes the cache (numba then compiles again, once).
@@ -15,6 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCES = (
     *sorted(HERE.glob("*.py")),
+    HERE.parent / "bounds.py",
     HERE.parent / "knowledge.py",
     HERE.parent / "observation.py",
 )

@@ -402,8 +402,10 @@ def ask(S, K, g, target, wanted):
             asks_again = shown == 1 and K.fished_again
             if S.counts[g, asker, drawn_rank] >= K.set_size:
                 lay(S, K, g, asker, drawn_rank)
-                if not shown and K.off_rank_again:
-                    asks_again = True
+                if not shown:
+                    public.catch_after_draw(S, K, g, asker, drawn_rank, rank)
+                    if K.off_rank_again:
+                        asks_again = True
             if S.pool_len[g] == 0:
                 pool_emptied(S, K, g)
         empty_target = False
@@ -420,6 +422,7 @@ def ask(S, K, g, target, wanted):
             S.current[g] = asker
         else:
             start_turn(S, K, g, next_seat)
+    public.check_assumptions(S, g)
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gofish_env.bounds import drop_ruled_out_assumptions
 from gofish_env.knowledge import UNBOUNDED
 from gofish_env.vector.state import EASY_MEMORY
 
@@ -107,6 +108,27 @@ def on_draw(S, K, g, seat, shown_rank, asked_rank):
     if not K.card_asks:
         most[asked_rank] -= 1
         sure[asked_rank] -= 1
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def catch_after_draw(S, K, g, seat, rank, asked_rank):
+    """``catch_after_draw_kernel``: a catch right after ``seat`` drew unseen, so the drawn
+    card was of the caught rank: undo ``on_draw``'s widening of every other rank."""
+    most, sure = S.most[g, seat], S.sure[g, seat]
+    asked = -1 if K.card_asks else asked_rank
+    for other in range(K.ranks):
+        if other != rank and other != asked:
+            most[other] -= 1
+            sure[other] -= 1
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def check_assumptions(S, g):
+    """``PublicKnowledge._check_assumptions`` after an ask and what followed it: drop the
+    sure-hit assumption about every seat public facts rule it out for."""
+    drop_ruled_out_assumptions(
+        S.least[g], S.most[g], S.sure[g], S.skips[g], S.sizes[g], S.unlaid[g], S.hand_cap
+    )
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
