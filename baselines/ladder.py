@@ -33,7 +33,8 @@ from gofish_env.cli import (
     progress_bar,
 )
 from gofish_env.cpus import CPU_LEVELS
-from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
+from gofish_env.evaluation import ENGINES, Measurement, make_entrants, play_deals, summarize
+from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.harness import decision_milliseconds
 from gofish_env.rules import Rules
 
@@ -81,17 +82,19 @@ def measure(
     rules: Rules | None = None,
     on_games: Callable[[int], None] | None = None,
     workers: int = 1,
+    engine: str = "auto",
 ) -> PairResult:
     """``strong`` against ``players - 1`` copies of ``weak`` over ``deals`` duplicate deals
     (``deals * players`` games), in ``workers`` processes. Deterministic for a given seed,
-    whatever the number of workers."""
+    whatever the number of workers. ``engine``: the harness's (``Measurement.engine``):
+    compiled levels play in the vector engine unless it is ``"python"``."""
     rules = Rules.resolve(players, rules)
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
     entrants = make_entrants([strong, weak], rules)
     lineup = (0,) + (1,) * (players - 1)
     start = time.perf_counter()
-    measurement = Measurement(entrants, rules, seed, [lineup])
+    measurement = Measurement(entrants, rules, seed, [lineup], engine=engine)
     records = play_deals(measurement, deals, workers, on_games)
     seconds = time.perf_counter() - start
     stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
@@ -111,6 +114,20 @@ def measure(
     )
 
 
+def check_engine(engine: str, levels: Sequence[str]) -> None:
+    """Refuses an unknown engine, and ``"vector"`` with a level that is not compiled, before
+    any game is played."""
+    if engine not in ENGINES:
+        allowed = ", ".join(repr(name) for name in ENGINES)
+        raise ValueError(f"engine: got {engine!r}; allowed: {allowed}")
+    others = [name for name in levels if name not in COMPILED]
+    if engine == "vector" and others:
+        raise ValueError(
+            f"engine: 'vector' plays compiled CPU levels only ({', '.join(COMPILED)}); not "
+            f"compiled: {', '.join(others)}; use 'auto' to play those pairs in Python"
+        )
+
+
 def run_ladder(
     deals: int,
     seed: int = 0,
@@ -118,11 +135,13 @@ def run_ladder(
     levels: Sequence[str] = LADDER,
     progress: bool = False,
     workers: int = 1,
+    engine: str = "auto",
 ) -> list[PairResult]:
     """Every adjacent pair of ``levels`` at every table size, ``deals`` duplicate deals each."""
     for name in levels:
         if name not in CPU_LEVELS:
             raise ValueError(f"levels: unknown CPU {name!r}; allowed: {', '.join(CPU_LEVELS)}")
+    check_engine(engine, levels)
     pairs = [(levels[i + 1], levels[i]) for i in range(len(levels) - 1)]
     jobs = [(strong, weak, p) for p in players for strong, weak in pairs]
     total = sum(deals * p for _, _, p in jobs)
@@ -139,6 +158,7 @@ def run_ladder(
                     seed,
                     on_games=lambda n, before=done: advance(before + n),
                     workers=workers,
+                    engine=engine,
                 )
             )
             done += deals * p
@@ -261,6 +281,14 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         "--workers", type=int, default=1, help="processes to play in (the same results)"
     )
     parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="auto: pairs of compiled levels (random..hard) in the vector engine, the others "
+        "in Python; python: every pair in the reference engine (the Python CPUs); vector: "
+        "every pair in the vector engine (compiled levels only)",
+    )
+    parser.add_argument(
         "--out",
         default=None,
         help="markdown file to write the table into, between its marker lines (the file is "
@@ -277,6 +305,10 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     check_cpu_levels(parser, "--levels", levels)
     if len(levels) < 2:
         parser.error(f"--levels: got {args.levels!r}; allowed: at least 2 CPU levels")
+    try:
+        check_engine(args.engine, levels)
+    except ValueError as error:
+        parser.error(f"--{error}")
     if args.out:
         out = Path(args.out)
         if out.suffix == ".png":
@@ -287,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         check_output(parser, "--out", out)
         check_output(parser, "--out", out.with_suffix(".png"))
 
-    results = run_ladder(args.games, args.seed, players, levels, True, args.workers)
+    results = run_ladder(args.games, args.seed, players, levels, True, args.workers, args.engine)
     print_table(results)
     print(speed_table(results))
     if args.out:
@@ -295,9 +327,10 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         out.parent.mkdir(parents=True, exist_ok=True)
         save_chart(chart, results)
         levels_arg = "" if levels == list(LADDER) else f" --levels {','.join(levels)}"
+        engine_arg = "" if args.engine == "auto" else f" --engine {args.engine}"
         command = (
             f"gofish-ladder --games {args.games} --seed {args.seed} "
-            f"--players {args.players}{levels_arg} --out {args.out}"
+            f"--players {args.players}{levels_arg}{engine_arg} --out {args.out}"
         )
         write_markdown(out, results, command, chart.name)
         print(f"wrote {out} and {chart}")

@@ -25,8 +25,10 @@ from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.cli import check_count, check_output, progress_bar, rules_or_error
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import (
+    ENGINES,
     Measurement,
     deal_count,
+    engine_used,
     make_entrants,
     make_lineups,
     play_deals,
@@ -45,6 +47,7 @@ def run_tournament(
     workers: int = 1,
     max_asks: int = DEFAULT_MAX_ASKS,
     progress: bool | Callable[[int], None] = False,
+    engine: str = "auto",
 ) -> TournamentResult:
     """Play a tournament and return its games and statistics.
 
@@ -54,6 +57,11 @@ def run_tournament(
     preset name or a ``Rules``. ``workers``: processes to play in (the result is the same for
     any count). ``max_asks``: asks after which a game is cut off and scored as it stands.
     ``progress``: show a progress bar on stderr, or a callable given the games played so far.
+    ``engine``: ``"auto"`` plays in the vector engine when every entrant is a compiled CPU
+    level (random .. hard), else in the reference engine; ``"python"`` always in the
+    reference engine; ``"vector"`` in the vector engine, refusing other entrants. The
+    compiled CPUs draw their random choices from other generators than the Python ones,
+    so the two engines give different games (the same deals and seatings) for one seed.
     """
     rules = Rules.resolve(players, rules)
     if rules.match_target:
@@ -66,11 +74,13 @@ def run_tournament(
     entrant_list = make_entrants(entrants, rules)
     lineups = make_lineups(len(entrant_list), rules.players)
     deals = deal_count(games, rules.players, len(lineups))
-    measurement = Measurement(entrant_list, rules, seed, lineups, max_asks)
+    measurement = Measurement(entrant_list, rules, seed, lineups, max_asks, engine=engine)
     with progress_bar(progress, deals * rules.players) as advance:
         records = play_deals(measurement, deals, workers, advance)
     summary = summarize(records, entrant_list, rules, seed)
-    return TournamentResult(entrant_list, rules, seed, deals, lineups, records, summary)
+    return TournamentResult(
+        entrant_list, rules, seed, deals, lineups, records, summary, engine_used(measurement)
+    )
 
 
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
@@ -123,6 +133,14 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         help="folder for the result files ('' for none); files of the same names already "
         "there are replaced, and the command says so",
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="auto: the vector engine when every entrant is a compiled CPU level "
+        "(random..hard), else Python; python: the reference engine always; vector: the "
+        "vector engine (compiled levels only)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
@@ -135,9 +153,13 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     check_count(parser, "--max-asks", args.max_asks)
     try:
         entrants = _parse_entrants(args.cpus)
-        make_entrants(entrants, rules)
+        checked = make_entrants(entrants, rules)
     except ValueError as error:
         parser.error(f"--cpus: {error}")
+    try:
+        Measurement(checked, rules, args.seed, [], engine=args.engine)
+    except ValueError as error:
+        parser.error(f"--{error}")
     if args.out:
         check_output(parser, "--out", args.out, directory=True)
 
@@ -150,6 +172,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         workers=args.workers,
         max_asks=args.max_asks,
         progress=not args.no_progress,
+        engine=args.engine,
     )
     print(result.table())
     if args.out:

@@ -24,6 +24,7 @@ class TournamentResult:
     lineups: list[tuple[int, ...]]
     records: list[GameRecord]
     summary: Summary
+    engine: str = "python"  # the engine the games were played in ("python" or "vector")
 
     @property
     def names(self) -> list[str]:
@@ -53,6 +54,7 @@ class TournamentResult:
                 "rules": self.rules.describe(),
                 "rules_fields": asdict(self.rules),
                 "seed": self.seed,
+                "engine": self.engine,
                 "deals": self.deals,
                 "games": self.games,
                 "truncated_games": sum(record.truncated for record in self.records),

@@ -13,13 +13,22 @@ non-chance action (OpenSpiel).
   the compiled random CPU's action for every game, ``VectorGame.step``, finished games
   dealt again) and ``play`` (``CompiledCPUs.play``: every game played to its end in one
   call, then all dealt again).
-- OpenSpiel ``go_fish`` (``pyspiel``), three drivers of its chance nodes (the deal and every
-  draw), each decision ``legal[int(random() * len(legal))]``: ``presampled`` (a shuffled
-  deck of ranks applied in order: what uniform draws without replacement give, and the
-  fastest), ``walk`` (one ``random()`` walked down ``state.chance_outcomes()``) and
-  ``choices`` (``rng.choices(actions, weights)`` on lists built at every chance node, this
-  script's driver before; slower, kept to show the difference). Ratios are against the
-  fastest OpenSpiel driver of the run.
+- OpenSpiel ``go_fish`` (``pyspiel``), four drivers: ``bots`` (whole games in C++:
+  ``pyspiel.evaluate_bots`` with ``make_uniform_random_bot`` at every seat, chance sampled
+  by OpenSpiel itself; the fastest, with no Python per decision; it does not count
+  decisions, so its decisions/s are its games/s times the decisions per game of the
+  Python-driven runs of the same table size, the same random policy) and three drivers
+  from Python, each decision ``legal[int(random() * len(legal))]`` and the chance nodes
+  (the deal and every draw) by ``presampled`` (a shuffled deck of ranks applied in order:
+  what uniform draws without replacement give), ``walk`` (one ``random()`` walked down
+  ``state.chance_outcomes()``) or ``choices`` (``rng.choices(actions, weights)`` on lists
+  built at every chance node, this script's first driver; slower, kept to show the
+  difference). Ratios are against the fastest OpenSpiel driver of the run.
+
+Each row also gives the time per decision (how it grows with N and with the players) and
+the memory one game takes while held: ``VectorGame.memory_bytes / N``; a dealt Python
+``Game`` measured with ``tracemalloc``; a dealt OpenSpiel state by the growth of the
+process's resident memory while 20,000 are held (C++ memory ``tracemalloc`` cannot see).
 
 OpenSpiel comes with the ``bench`` extra (``pip install -e ".[bench]"``).
 """
@@ -27,11 +36,15 @@ OpenSpiel comes with the ``bench`` extra (``pip install -e ".[bench]"``).
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import platform
 import random
 import statistics
 import time
+import tracemalloc
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
@@ -51,7 +64,8 @@ from gofish_env.vector import CompiledCPUs, VectorGame
 
 TARGET_PLAYERS = 4
 TARGET_RATIO = 10.0  # the vector engine's decisions/s at least 10x OpenSpiel's at 4 players
-OPENSPIEL_DRIVERS = ("presampled", "walk", "choices")
+OPENSPIEL_DRIVERS = ("bots", "presampled", "walk", "choices")
+HELD_GAMES = 20_000  # OpenSpiel states held to measure their memory
 
 
 @dataclass
@@ -61,6 +75,7 @@ class Run:
     games: int
     decisions: int
     seconds: float
+    counted: bool = True  # False: decisions not counted by the engine (see ``estimate``)
 
     @property
     def games_per_second(self) -> float:
@@ -121,10 +136,32 @@ def time_vector(rules: Rules, size: int, mode: str, seconds: float, seed: int) -
     return Run(games, decisions, clock() - start)
 
 
+def time_openspiel_bots(players: int, seconds: float, seed: int) -> Run:
+    """Random games played in C++ by OpenSpiel's uniform random bots (decisions estimated
+    later from the other drivers' decisions per game)."""
+    import pyspiel
+
+    spiel_game = pyspiel.load_game("go_fish", {"players": players})
+    bots = [pyspiel.make_uniform_random_bot(seat, seed * 7919 + seat) for seat in range(players)]
+    evaluate, new_state = pyspiel.evaluate_bots, spiel_game.new_initial_state
+    clock = time.perf_counter
+    games = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        evaluate(new_state(), bots, seed * 1_000_003 + games)
+        games += 1
+        now = clock()
+        if now >= deadline:
+            return Run(games, 0, now - start, counted=False)
+
+
 def time_openspiel(players: int, driver: str, seconds: float, seed: int) -> Run:
     """Random games with OpenSpiel's go_fish and one chance-node driver."""
     import pyspiel
 
+    if driver == "bots":
+        return time_openspiel_bots(players, seconds, seed)
     spiel_game = pyspiel.load_game("go_fish", {"players": players})
     rng = random.Random(seed)
     uniform, choices, shuffle = rng.random, rng.choices, rng.shuffle
@@ -163,6 +200,58 @@ def time_openspiel(players: int, driver: str, seconds: float, seed: int) -> Run:
             return Run(games, decisions, now - start)
 
 
+def estimate(runs: dict[tuple[str, int], list[Run]]) -> None:
+    """Decisions of the runs that did not count them: their games times the decisions per
+    game of the counted OpenSpiel runs at the same table size (the same random policy)."""
+    for (_name, players), measured in runs.items():
+        counted = [
+            run
+            for (other, p), others in runs.items()
+            if other.startswith("openspiel") and p == players
+            for run in others
+            if run.counted
+        ]
+        per_game = sum(run.decisions for run in counted) / max(sum(r.games for r in counted), 1)
+        for run in measured:
+            if not run.counted:
+                run.decisions = round(run.games * per_game)
+
+
+def resident_bytes() -> int:
+    """The process's resident memory (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def memory_per_game(name: str, players: int, rules: Rules) -> float:
+    """Bytes one dealt game takes while held (nan where it cannot be measured)."""
+    if name == "python":
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        held = [Game(rules, seed=n) for n in range(1000)]
+        size = (tracemalloc.get_traced_memory()[0] - before) / len(held)
+        tracemalloc.stop()
+        return size
+    kind, _, size = [*name.split("-"), ""][:3]
+    if kind == "vector":
+        return VectorGame(rules, int(size), seed=0).memory_bytes / int(size)
+    import pyspiel
+
+    spiel_game = pyspiel.load_game("go_fish", {"players": players})
+    before = resident_bytes()
+    held = []
+    for _ in range(HELD_GAMES):
+        state = spiel_game.new_initial_state()
+        while state.is_chance_node():  # the deal
+            state.apply_action(state.chance_outcomes()[0][0])
+        held.append(state)
+    grown = resident_bytes() - before
+    return grown / len(held) if before and grown > 0 else float("nan")
+
+
 def pick(runs: list[Run], stat: str) -> Run:
     """The best (fastest) run, or the run with the median decisions/s."""
     ordered = sorted(runs, key=lambda run: run.decisions_per_second)
@@ -195,6 +284,10 @@ def measure(name: str, players: int, rules: Rules, seconds: float, seed: int) ->
     if kind == "vector":
         return time_vector(rules, int(size), mode, seconds, seed)
     return time_openspiel(players, mode, seconds, seed)
+
+
+def kilobytes(size: float) -> str:
+    return "n/a" if math.isnan(size) else f"{size / 1024:,.1f} KB"
 
 
 def label(name: str, preset: str) -> str:
@@ -282,7 +375,28 @@ def main(argv: list[str] | None = None) -> None:
                     runs[name, players].append(run)
                     progress.advance(task)
 
-    headers = ["players", "engine", "games/s", "decisions/s", "decisions/game", "vs OpenSpiel"]
+    estimate(runs)
+    memory: dict[tuple[str, int], float] = {}
+    for players, rules in rules_by_players.items():
+        spiel_memory = None
+        for name in names:
+            if name.startswith("openspiel"):  # one measurement serves every driver
+                if spiel_memory is None:
+                    spiel_memory = memory_per_game(name, players, rules)
+                memory[name, players] = spiel_memory
+            else:
+                memory[name, players] = memory_per_game(name, players, rules)
+
+    headers = [
+        "players",
+        "engine",
+        "games/s",
+        "decisions/s",
+        "decisions/game",
+        "ns/decision",
+        "memory/game",
+        "vs OpenSpiel",
+    ]
     rows = []
     ratios: dict[int, float] = {}
     for players in rules_by_players:
@@ -301,7 +415,9 @@ def main(argv: list[str] | None = None) -> None:
                     label(name, args.rules),
                     f"{run.games_per_second:,.0f}",
                     f"{run.decisions_per_second:,.0f}",
-                    f"{run.decisions_per_game:.1f}",
+                    f"{run.decisions_per_game:.1f}" + ("" if run.counted else " (est.)"),
+                    f"{1e9 / run.decisions_per_second:,.0f}",
+                    kilobytes(memory[name, players]),
                     "" if ratio is None else f"{ratio:.2f}x",
                 ]
             )

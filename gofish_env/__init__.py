@@ -6,10 +6,14 @@ Importing the package registers them: ``gymnasium.make("GoFish-v0")`` and
 ``pettingzoo.make("aec", "gofish/GoFish-v0")`` (``gofish_env.registration``).
 """
 
-from gofish_env.game import Game, IllegalAsk
-from gofish_env.match import Match
-from gofish_env.registration import register as _register
-from gofish_env.rules import Rules
+from gofish_env.kernel_cache import drop_stale_kernels
+
+drop_stale_kernels()  # before any compiled kernel loads (kernel_cache.py says why)
+
+from gofish_env.game import Game, IllegalAsk  # noqa: E402
+from gofish_env.match import Match  # noqa: E402
+from gofish_env.registration import register as _register  # noqa: E402
+from gofish_env.rules import Rules  # noqa: E402
 
 __all__ = ["Game", "GoFishEnv", "IllegalAsk", "Match", "Rules", "env", "raw_env"]
 __version__ = "0.1.0"

@@ -26,42 +26,71 @@ def opponent_bounds_kernel(
     deck). Compiled because the observation needs it at every step, and whole-array numpy
     calls on arrays this small cost their call overhead rather than their arithmetic."""
     players, ranks = least.shape
+    scratch = np.empty(bounds_scratch_size(players, ranks), np.int64)
+    opponent_bounds_into(
+        least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
+    )
+
+
+@numba.njit(cache=True)
+def bounds_scratch_size(players, ranks):
+    """Integers ``opponent_bounds_into`` works in."""
+    return 2 * ranks + 2 * (players - 1)
+
+
+@numba.njit(cache=True)
+def opponent_bounds_into(
+    least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
+):
+    """``opponent_bounds_kernel`` working in ``scratch`` (``bounds_scratch_size``
+    integers) instead of arrays of its own: a batch of games fills thousands of bounds a
+    call, and allocations would cost more than the deductions."""
+    players, ranks = least.shape
     opponents = players - 1
-    unseen = unlaid - own
+    unseen = scratch[:ranks]
+    column = scratch[ranks : 2 * ranks]
+    opp_sizes = scratch[2 * ranks : 2 * ranks + opponents]
+    row = scratch[2 * ranks + opponents : 2 * ranks + 2 * opponents]
+    # Written over rows and with plain comparisons: this runs for every observation.
+    for rank in range(ranks):
+        unseen[rank] = unlaid[rank] - own[rank]
     for k in range(opponents):
         seat_k = (seat + 1 + k) % players
+        size = np.int64(sizes[seat_k])
+        opp_sizes[k] = size
+        most_k, least_k, low_k, high_k = most[seat_k], least[seat_k], low[k], high[k]
         for rank in range(ranks):
             # No hand holds a complete set: it would have been laid.
-            top = min(most[seat_k, rank], sizes[seat_k], unseen[rank], hand_cap[rank])
-            high[k, rank] = top
-            low[k, rank] = min(least[seat_k, rank], top)
-    opp_sizes = np.empty(opponents, np.int64)
-    for k in range(opponents):
-        opp_sizes[k] = sizes[(seat + 1 + k) % players]
+            top = np.int64(most_k[rank])
+            top = min(top, size)
+            top = min(top, unseen[rank])
+            top = min(top, np.int64(hand_cap[rank]))
+            high_k[rank] = top
+            low_k[rank] = min(np.int64(least_k[rank]), top)
     # Near the end of the pool the rules feed each other: a second pass finds more.
     near_end = pool < max_copies
-    column = np.empty(ranks, np.int64)
-    row = np.empty(opponents, np.int64)
     for _ in range(2 if near_end else 1):
         # What the other opponents are proved to hold is not in this one's hand,
         _sum_rows_and_columns(low, row, column)
         for k in range(opponents):
+            low_k, high_k = low[k], high[k]
+            room = opp_sizes[k] - row[k]
             for rank in range(ranks):
                 # and what its own other ranks are proved to hold leaves room for no more.
-                high[k, rank] = min(
-                    high[k, rank],
-                    unseen[rank] - column[rank] + low[k, rank],
-                    opp_sizes[k] - row[k] + low[k, rank],
-                )
+                proved = low_k[rank]
+                top = min(high_k[rank], unseen[rank] - column[rank] + proved)
+                high_k[rank] = min(top, room + proved)
         _sum_rows_and_columns(high, row, column)
         for k in range(opponents):
+            low_k, high_k = low[k], high[k]
+            room = opp_sizes[k] - row[k]
             for rank in range(ranks):
                 # A hand of n cards holds at least n minus what its other ranks can hold;
-                floor = max(low[k, rank], opp_sizes[k] - row[k] + high[k, rank])
+                floor = max(low_k[rank], room + high_k[rank])
                 if near_end:
                     # a pool of n cards holds at most n of a rank; the rest are in hands.
-                    floor = max(floor, unseen[rank] - pool - column[rank] + high[k, rank])
-                low[k, rank] = floor
+                    floor = max(floor, unseen[rank] - pool - column[rank] + high_k[rank])
+                low_k[rank] = floor
 
 
 @numba.njit(cache=True)
@@ -89,36 +118,86 @@ def sure_hit_bounds_kernel(
     not: if no world fits the assumed bounds, it is dropped for each seat that alone
     leaves no world, then for every seat if they still leave none together."""
     players, ranks = most.shape
-    assumed = np.zeros(players, np.bool_)
+    assumed = np.empty((players, ranks), np.int64)
+    scratch = np.empty(bounds_scratch_size(players, ranks), np.int64)
+    sure_hit_bounds_into(
+        least,
+        most,
+        sure_hit_most,
+        sizes,
+        own,
+        unlaid,
+        hand_cap,
+        pool,
+        max_copies,
+        seat,
+        low,
+        high,
+        sure_low,
+        sure_high,
+        assumed,
+        scratch,
+    )
+
+
+@numba.njit(cache=True)
+def sure_hit_bounds_into(
+    least,
+    most,
+    sure_hit_most,
+    sizes,
+    own,
+    unlaid,
+    hand_cap,
+    pool,
+    max_copies,
+    seat,
+    low,
+    high,
+    sure_low,
+    sure_high,
+    assumed,
+    scratch,
+):
+    """``sure_hit_bounds_kernel`` working in ``assumed`` (players x ranks) and ``scratch``
+    (``bounds_scratch_size``) until the assumption is made of some seat; the check that
+    a world fits it (``admits_world``) then works in arrays of its own."""
+    players, ranks = most.shape
     count = 0
     for other in range(players):
         if other != seat:
             for rank in range(ranks):
                 if sure_hit_most[other, rank] < most[other, rank]:
-                    assumed[other] = True
                     count += 1
                     break
     sure_low[:] = low
     sure_high[:] = high
     if not count:  # until a seat passes up a sure hit, nothing changes
         return
+    made = np.zeros(players, np.bool_)  # the seats the assumption is made of
+    for other in range(players):
+        if other != seat:
+            for rank in range(ranks):
+                if sure_hit_most[other, rank] < most[other, rank]:
+                    made[other] = True
+                    break
     unseen = unlaid - own
     opp_sizes = np.empty(players - 1, np.int64)
     for k in range(players - 1):
         opp_sizes[k] = sizes[(seat + 1 + k) % players]
     args = (least, most, sure_hit_most, sizes, own, unlaid, hand_cap, pool, max_copies, seat)
-    _assumed_bounds(*args, assumed, low, high, sure_low, sure_high)
+    _assumed_bounds(*args, made, low, high, sure_low, sure_high, assumed, scratch)
     if admits_world(sure_low, sure_high, opp_sizes, unseen):
         return
     kept = np.zeros(players, np.bool_)
     alone = np.zeros(players, np.bool_)
     for other in range(players):
-        if assumed[other]:
+        if made[other]:
             alone[:] = False
             alone[other] = True
-            _assumed_bounds(*args, alone, low, high, sure_low, sure_high)
+            _assumed_bounds(*args, alone, low, high, sure_low, sure_high, assumed, scratch)
             kept[other] = admits_world(sure_low, sure_high, opp_sizes, unseen)
-    _assumed_bounds(*args, kept, low, high, sure_low, sure_high)
+    _assumed_bounds(*args, kept, low, high, sure_low, sure_high, assumed, scratch)
     if not admits_world(sure_low, sure_high, opp_sizes, unseen):
         sure_low[:] = low
         sure_high[:] = high
@@ -136,23 +215,38 @@ def _assumed_bounds(
     pool,
     max_copies,
     seat,
-    assumed,
+    made,
     low,
     high,
     sure_low,
     sure_high,
+    capped,
+    scratch,
 ):
     """``sure_hit_bounds_kernel``'s bounds with the assumption made of the seats in
-    ``assumed`` only (the proved bounds ``low`` / ``high`` for the others)."""
+    ``made`` only (the proved bounds ``low`` / ``high`` for the others); ``capped``
+    (players x ranks) and ``scratch`` are work space."""
     players, ranks = most.shape
-    capped = most.copy()
     for other in range(players):
-        if assumed[other]:
-            for rank in range(ranks):
+        for rank in range(ranks):
+            if made[other]:
                 top = min(most[other, rank], sure_hit_most[other, rank])
                 capped[other, rank] = max(top, least[other, rank])
-    opponent_bounds_kernel(
-        least, capped, sizes, own, unlaid, hand_cap, pool, max_copies, seat, sure_low, sure_high
+            else:
+                capped[other, rank] = most[other, rank]
+    opponent_bounds_into(
+        least,
+        capped,
+        sizes,
+        own,
+        unlaid,
+        hand_cap,
+        pool,
+        max_copies,
+        seat,
+        sure_low,
+        sure_high,
+        scratch,
     )
     for k in range(low.shape[0]):
         for rank in range(low.shape[1]):
@@ -287,9 +381,11 @@ def admits_world(low, high, sizes, capacity):
 @numba.njit(cache=True)
 def _sum_rows_and_columns(matrix, row, column):
     """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
-    row[:] = 0
     column[:] = 0
     for k in range(matrix.shape[0]):
+        line = matrix[k]
+        total = 0
         for rank in range(matrix.shape[1]):
-            row[k] += matrix[k, rank]
-            column[rank] += matrix[k, rank]
+            total += line[rank]
+            column[rank] += line[rank]
+        row[k] = total

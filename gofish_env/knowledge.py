@@ -48,8 +48,11 @@ import numpy as np
 from gofish_env.bounds import (
     UNBOUNDED,
     admits_world,
+    bounds_scratch_size,
     drop_ruled_out_assumptions,
+    opponent_bounds_into,
     opponent_bounds_kernel,
+    sure_hit_bounds_into,
     sure_hit_bounds_kernel,
 )
 from gofish_env.cards import RANK_POINTS
@@ -74,7 +77,10 @@ __all__ = [
     "PlayerView",
     "PublicKnowledge",
     "admits_world",
+    "bounds_scratch_size",
+    "opponent_bounds_into",
     "opponent_bounds_kernel",
+    "sure_hit_bounds_into",
     "sure_hit_bounds_kernel",
 ]
 

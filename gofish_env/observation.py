@@ -16,13 +16,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from gofish_env.bounds import bounds_scratch_size, opponent_bounds_into, sure_hit_bounds_into
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
-from gofish_env.knowledge import (
-    PlayerView,
-    PublicKnowledge,
-    opponent_bounds_kernel,
-    sure_hit_bounds_kernel,
-)
+from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules
 
 DEFAULT_HISTORY = 8
@@ -364,6 +360,83 @@ def fill_observation(
     ``current`` is the seat to move (-1: nobody); ``at`` (``KernelConstants``) names the
     sections' starts and the divisors, from the layout. Divisions are done in float64 and
     stored as float32, as ``encode`` does, so both give the same values bit for bit."""
+    players, ranks = least.shape
+    work = observation_work(players, ranks, at.max_held)
+    fill_observation_into(
+        obs,
+        seat,
+        current,
+        own,
+        sizes,
+        pool,
+        buffer,
+        gather,
+        ask_ring,
+        num_asks,
+        least,
+        most,
+        sure_hit_most,
+        unlaid,
+        hand_cap,
+        max_copies,
+        at,
+        work[0],
+        work[1],
+        work[2],
+        work[3],
+    )
+
+
+@numba.njit(cache=True)
+def observation_work(players, ranks, max_held):
+    """The arrays ``fill_observation_into`` works in: the four bounds (least, most, and the
+    same if every seat takes sure hits; opponents x ranks each), an assumed ``most``
+    (players x ranks), scratch for the bounds, and ``held[v] = v / max_held``."""
+    bounds = np.empty((4, players - 1, ranks), np.int64)
+    assumed = np.empty((players, ranks), np.int64)
+    scratch = np.empty(bounds_scratch_size(players, ranks), np.int64)
+    held = np.empty(max_held + 1, np.float64)
+    for value in range(max_held + 1):
+        held[value] = value / max_held
+    return bounds, assumed, scratch, held
+
+
+@numba.njit(cache=True, inline="always")
+def _fraction(held, value):
+    """``value / max_held`` from the table (by division where the table has no entry)."""
+    last = held.shape[0] - 1
+    if 0 <= value <= last:
+        return held[value]
+    return value / last
+
+
+@numba.njit(cache=True)
+def fill_observation_into(
+    obs,
+    seat,
+    current,
+    own,
+    sizes,
+    pool,
+    buffer,
+    gather,
+    ask_ring,
+    num_asks,
+    least,
+    most,
+    sure_hit_most,
+    unlaid,
+    hand_cap,
+    max_copies,
+    at,
+    bounds,
+    assumed,
+    scratch,
+    held,
+):
+    """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
+    of its own (a batch of games fills thousands of observations a call). ``held[v]`` is
+    ``v / max_held``, the division done once: the same float64, so the same float32."""
     max_held, max_hand, ask_count = at.max_held, at.max_hand, at.ask_count
     own_at, hand_at, public_at = at.own_hand, at.hand_sizes, at.catch_counts
     least_at, most_at, none_at = at.least_held, at.most_held, at.known_none
@@ -378,22 +451,19 @@ def fill_observation(
     if current >= 0:
         obs[at.to_move + (current - seat) % players] = 1.0
     obs[at.pool_size] = pool / at.deck_size
-    low = np.empty((players - 1, ranks), np.int64)
-    high = np.empty((players - 1, ranks), np.int64)
-    opponent_bounds_kernel(
-        least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high
+    low, high, sure_low, sure_high = bounds[0], bounds[1], bounds[2], bounds[3]
+    opponent_bounds_into(
+        least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
     )
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[least_at + cell] = low[k, rank] / max_held
-            obs[most_at + cell] = high[k, rank] / max_held
+            obs[least_at + cell] = _fraction(held, low[k, rank])
+            obs[most_at + cell] = _fraction(held, high[k, rank])
             if high[k, rank] == 0:
                 obs[none_at + cell] = 1.0
     # The same bounds if every seat takes a sure hit.
-    sure_low = np.empty((players - 1, ranks), np.int64)
-    sure_high = np.empty((players - 1, ranks), np.int64)
-    sure_hit_bounds_kernel(
+    sure_hit_bounds_into(
         least,
         most,
         sure_hit_most,
@@ -408,12 +478,14 @@ def fill_observation(
         high,
         sure_low,
         sure_high,
+        assumed,
+        scratch,
     )
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[sure_least_at + cell] = sure_low[k, rank] / max_held
-            obs[sure_most_at + cell] = sure_high[k, rank] / max_held
+            obs[sure_least_at + cell] = _fraction(held, sure_low[k, rank])
+            obs[sure_most_at + cell] = _fraction(held, sure_high[k, rank])
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]

@@ -220,7 +220,7 @@ HELP_DEFAULTS = {
     "ladder": ["(default: 500)", "(default: 2,4)", "(default: None: print only)"],
     "tournament": ["(default: 200)", "(default: results/tournament)", "(default: 1000)"],
     "play": ["(default: 4)", "(default: table)", "(default: 0.0)"],
-    "engine_speed": ["(default: 5.0)", "(default: 2,4,6)", "(default: best)"],
+    "engine_speed": ["(default: 3.0)", "(default: 2,4,6)", "(default: best)"],
     "env_speed": ["(default: 3.0)", "(default: 2,4,6)"],
     "training_speed": ["(default: 100000)", "(default: 2)"],
 }

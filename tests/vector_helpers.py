@@ -147,3 +147,9 @@ class SplitMixRandom(random.Random):
 
     def choice(self, seq):
         return seq[int(self.random() * len(seq))]
+
+
+def seed_state(seed: int, stream: int) -> int:
+    """``gofish_env.vector.engine.seed_state``: the generator state of stream ``stream`` of
+    ``seed``."""
+    return _mix64((seed * _GOLDEN + _mix64((stream + _GOLDEN) & _MASK64)) & _MASK64)

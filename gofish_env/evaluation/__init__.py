@@ -4,12 +4,13 @@ under them (``stats``). The ladder, the tournament and the evaluation of trained
 reports on top of these."""
 
 from gofish_env.evaluation.entrants import Entrant, make_entrants
-from gofish_env.evaluation.harness import GameRecord, Measurement, play_deals
+from gofish_env.evaluation.harness import ENGINES, GameRecord, Measurement, engine_used, play_deals
 from gofish_env.evaluation.schedule import deal_count, make_lineups
 from gofish_env.evaluation.standings import EntrantStats, Summary, summarize
 from gofish_env.evaluation.stats import derive_seed, ratio_interval
 
 __all__ = [
+    "ENGINES",
     "Entrant",
     "EntrantStats",
     "GameRecord",
@@ -17,6 +18,7 @@ __all__ = [
     "Summary",
     "deal_count",
     "derive_seed",
+    "engine_used",
     "make_entrants",
     "make_lineups",
     "play_deals",

@@ -13,6 +13,10 @@ against the CPUs, the evaluations during training) plays its games here:
   position.
 - Results come back in deal order, so the same seed gives the same records whatever the
   number of worker processes.
+- When every entrant is a compiled CPU level (``random`` .. ``hard``), the deals are played
+  in batches of the vector engine (``batched``; ``Measurement.engine``): the same deals,
+  seats, seeds, ask limit and scoring, the CPUs' random choices from their compiled
+  generators.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
+from gofish_env.evaluation.batched import COMPILED, batched_records, compiled_levels, is_compiled
 from gofish_env.evaluation.entrants import Entrant
 from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
@@ -61,6 +66,31 @@ class Measurement:
     lineups: list[tuple[int, ...]]
     max_asks: int = DEFAULT_MAX_ASKS
     deterministic: bool = False  # models play their most likely action
+    # "auto": the vector engine when every entrant is a compiled CPU level; "python": the
+    # reference engine always; "vector": the vector engine (compiled levels only).
+    engine: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            allowed = ", ".join(repr(engine) for engine in ENGINES)
+            raise ValueError(f"engine: got {self.engine!r}; allowed: {allowed}")
+        if self.engine == "vector" and compiled_levels(self) is None:
+            others = [entrant.name for entrant in self.entrants if not is_compiled(entrant)]
+            raise ValueError(
+                f"engine: 'vector' plays compiled CPU levels only ({', '.join(COMPILED)}); "
+                f"not compiled: {', '.join(repr(name) for name in others)}; use 'auto' or "
+                "'python' for these entrants"
+            )
+
+
+ENGINES = ("auto", "python", "vector")
+
+
+def engine_used(measurement: Measurement) -> str:
+    """The engine the measurement's games are played in: ``"vector"`` or ``"python"``."""
+    if measurement.engine != "python" and compiled_levels(measurement) is not None:
+        return "vector"
+    return "python"
 
 
 class Table:
@@ -173,6 +203,9 @@ def play_deals(
 def _deal_records(
     measurement: Measurement, deals: range, workers: int
 ) -> Iterator[list[GameRecord]]:
+    if engine_used(measurement) == "vector":
+        yield from batched_records(measurement, deals, compiled_levels(measurement))
+        return
     if workers <= 1 or len(deals) <= 1:
         table = Table(measurement)
         for deal in deals:

@@ -380,3 +380,14 @@ def reseed(K, C, games, seeds):
         for seat in range(K.players):
             stream = g * K.players + seat
             C.rng[stream] = seed_state(np.uint64(seeds[i]), stream)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def seed_each(C, seeds):
+    """A new game in every game: plans forgotten, seat s of game g seeded from
+    ``seeds[g, s]`` alone (the same streams wherever the game sits in a batch)."""
+    games, players = seeds.shape
+    for g in range(games):
+        forget(C, g)
+        for seat in range(players):
+            C.rng[g * players + seat] = seed_state(seeds[g, seat], 0)

@@ -332,11 +332,10 @@ class VectorGame:
 
     def observe_game(self, game: int, seat: int) -> np.ndarray:
         """One game's observation for one seat."""
-        row = np.zeros(self.layout.size, np.float32)
-        views.observe_into(
-            self.kernel_state, self.kernel_constants, self._at, self._gather, game, seat, row
-        )
-        return row
+        out = np.empty((1, self.layout.size), np.float32)
+        state = self.kernel_state
+        views.observe_one(state, self.kernel_constants, self._at, self._gather, game, seat, out)
+        return out[0]
 
     def observe(self, seats) -> np.ndarray:
         """[N, size] float32: each game's observation for ``seats[g]``, the vector the AEC

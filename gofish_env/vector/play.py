@@ -148,9 +148,10 @@ def draw_seeds(states, games, out):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def play_out(S, K, C, active, max_asks):
+def play_out(S, K, C, active, max_asks, decisions):
     """The compiled CPUs play every active game on until it ends, reaches ``max_asks``
-    asks, or a seat no compiled CPU plays is to move (no rewards are collected)."""
+    asks, or a seat no compiled CPU plays is to move (no rewards are collected). Each ask
+    is counted in ``decisions[g, seat]``."""
     legal = np.empty(K.actions, np.int64)
     starts = np.empty(K.actions + 1, np.int64)
     ranks = np.empty(K.actions + 1, np.int64)
@@ -169,3 +170,4 @@ def play_out(S, K, C, active, max_asks):
                 action = choose(S, K, C, g, seat, legal, starts, ranks, extra)
             target, wanted = engine.action_ask(K, seat, action)
             engine.ask(S, K, g, target, wanted)
+            decisions[g, seat] += 1

@@ -74,20 +74,30 @@ class CompiledCPUs:
         )
         return self._actions.copy()
 
-    def play(self, max_asks: int = 1 << 40) -> int:
+    def seed_seats(self, seeds) -> None:
+        """A new game everywhere, seat s of game g seeded from ``seeds[g][s]`` alone (not
+        from its place in the batch): plans forgotten, generators reseeded."""
+        seeds = np.asarray(seeds, dtype=np.uint64)
+        shape = (self.batch.num_games, self.batch.players)
+        if seeds.shape != shape:
+            raise ValueError(f"seeds: got shape {seeds.shape}; expected {shape} (games, seats)")
+        cpus.seed_each(self.kernel_state, seeds)
+
+    def play(self, max_asks: int = 1 << 40, by_seat: bool = False):
         """The compiled CPUs play every live game on, in one call, until it ends, reaches
         ``max_asks`` asks, or a seat no compiled CPU plays is to move. Returns the number
-        of asks made."""
+        of asks made, or with ``by_seat`` an [N, P] array of the asks each seat made."""
         batch = self.batch
-        before = int(batch.state.num_asks.sum())
+        decisions = np.zeros((batch.num_games, batch.players), np.int64)
         play_out(
             batch.kernel_state,
             batch.kernel_constants,
             self.kernel_state,
             ~batch.state.over,
             max_asks,
+            decisions,
         )
-        return int(batch.state.num_asks.sum()) - before
+        return decisions if by_seat else int(decisions.sum())
 
 
 class ArrayView:

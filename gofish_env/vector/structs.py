@@ -76,3 +76,17 @@ def borrowing_builder(struct_class):
         return instance(values), codegen
 
     return build
+
+
+@intrinsic
+def borrow(typingctx, array):
+    """The same array with no memory-manager record (numba counts no references to it):
+    for work arrays a kernel allocates once and hands to helpers thousands of times. The
+    caller keeps the original alive while the borrowed one is used."""
+
+    def codegen(context, builder, signature, args):
+        borrowed = context.make_array(array)(context, builder, value=args[0])
+        borrowed.meminfo = cgutils.get_null_value(borrowed.meminfo.type)
+        return borrowed._getvalue()
+
+    return array(array), codegen

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gofish_env.observation import fill_observation
+from gofish_env.observation import fill_observation_into, observation_work
 from gofish_env.vector.state import JOKER_INDEX
+from gofish_env.vector.structs import borrow
 
 # Why an ask is refused, by code (``check_asks``); the Python side words the message.
 NOT_A_SEAT, ASKS_ITSELF, TARGET_OUT, TARGET_EMPTY, NOT_WANTED, NOT_HELD = 1, 2, 3, 4, 5, 6
@@ -142,9 +143,10 @@ def legal_mask_one(S, K, g, row):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def observe_into(S, K, at, gather, g, seat, row):
-    """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry)."""
-    fill_observation(
+def observe_into(S, K, at, gather, g, seat, row, work):
+    """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry), working in
+    ``work`` (``observation_work``)."""
+    fill_observation_into(
         row,
         seat,
         S.current[g],
@@ -162,15 +164,30 @@ def observe_into(S, K, at, gather, g, seat, row):
         S.hand_cap,
         K.max_copies,
         at,
+        work[0],
+        work[1],
+        work[2],
+        work[3],
     )
 
 
 @numba.njit(cache=True, error_model="numpy")
 def observe(S, K, at, gather, seats, out):
     """Row g of ``out``: the observation of game g for seat ``seats[g]``."""
+    work = observation_work(K.players, K.ranks, at.max_held)
+    # Borrowed (structs.borrow): handed to the helpers at every game without counting.
+    borrowed = (borrow(work[0]), borrow(work[1]), borrow(work[2]), borrow(work[3]))
     for g in range(out.shape[0]):
         out[g] = 0.0
-        observe_into(S, K, at, gather, g, seats[g], out[g])
+        observe_into(S, K, at, gather, g, seats[g], out[g], borrowed)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def observe_one(S, K, at, gather, g, seat, out):
+    """``out[0]``: game ``g``'s observation for ``seat``."""
+    work = observation_work(K.players, K.ranks, at.max_held)
+    out[0] = 0.0
+    observe_into(S, K, at, gather, g, seat, out[0], work)
 
 
 @numba.njit(cache=True, error_model="numpy")
