@@ -33,7 +33,7 @@ from gofish_env.knowledge import PlayerView
 DEFAULT_SIMULATIONS = 192
 DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
-DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
+DEFAULT_MARGIN = 2.5  # standard errors a candidate must gain over expert's choice
 ROLLOUT_LEVEL = "hard"
 
 
