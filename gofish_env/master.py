@@ -2,9 +2,9 @@
 
 At each decision with a real choice, ``master``:
 
-1. ranks the asks (one per target and rank) by ``expert``'s scores and keeps the best
-   ``candidates``; a sure hit proved by the public history is asked at once (it keeps the
-   turn whatever the hidden cards are);
+1. takes ``expert``'s choice and the next best asks (one per target and rank) by its
+   scores, ``candidates`` in all; a sure hit proved by the public history is asked at
+   once (it keeps the turn whatever the hidden cards are);
 2. draws ``simulations // candidates`` worlds (at least one) from its ``PlayerView`` with
    the world sampler (``gofish_env.worlds``: consistent with the public log and its own
    hand, uniform over consistent deals);
@@ -12,9 +12,11 @@ At each decision with a real choice, ``master``:
    to the end, every rollout in one call of the vector engine (``gofish_env.rollouts``);
    the same worlds and the same CPU seeds serve every candidate (common random numbers),
    so the candidates differ by their ask only;
-4. asks the candidate with the best mean value: its share of the win, plus
-   ``CATCH_WEIGHT`` times its catches ahead of the best other seat's (a smoother signal
-   than the win alone, worth less than any win); ties go to ``expert``'s order.
+4. values each rollout by its share of the win, plus ``CATCH_WEIGHT`` times its catches
+   ahead of the best other seat's (a smoother signal than the win alone, worth less than
+   any win), and asks the candidate with the best mean only if it beats ``expert``'s
+   choice by more than ``margin`` standard errors of the paired difference; otherwise it
+   asks what ``expert`` would (the search overrides the heuristic only on evidence).
 
 Under exact-card asks and in matches it plays as ``expert`` (the sampler reads rank asks,
 the vector engine plays single games). Everything it uses is in the ``PlayerView``: its
@@ -61,6 +63,8 @@ class MasterCPU(CPU):
                 raise ValueError(f"{field}: got {value!r}; allowed: an integer >= {least}")
         self.simulations = simulations
         self.candidates = candidates
+        if isinstance(margin, bool) or not isinstance(margin, int | float) or margin < 0:
+            raise ValueError(f"margin: got {margin!r}; allowed: a number >= 0")
         self.margin = float(margin)
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
         self.expert = ExpertCPU(seed)
@@ -69,23 +73,25 @@ class MasterCPU(CPU):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.expert.reset(None if seed is None else seed + 1)
+        self.expert.reset(seed)
 
     def choose(self, view: PlayerView) -> LegalAsk:
         groups = group_asks(view)
+        choice = self.expert.choose(view)  # expert's ask, its ties broken by its generator
         if (
             len(groups) == 1
             or not searches(view.rules)
             or (self.pool_limit is not None and view.pool_size > self.pool_limit)
         ):
-            return self.expert.choose(view)
-        scores = self.expert.scores(view, groups)
-        order = sorted(groups, key=lambda key: -scores[key])
-        best = order[0]
+            return choice
+        best = (choice[0], choice[1])
         if view.least[best]:  # a sure hit the history proves
-            return groups[best][0]
-        keys = order[: self.candidates]
-        return groups[keys[self.pick(self.rollouts(view, keys))]][0]
+            return choice
+        scores = self.expert.scores(view, groups)
+        others = sorted((key for key in groups if key != best), key=lambda key: -scores[key])
+        keys = [best, *others[: self.candidates - 1]]
+        pick = self.pick(self.rollouts(view, keys))
+        return choice if pick == 0 else groups[keys[pick]][0]
 
     def pick(self, values: np.ndarray) -> int:
         """The candidate to ask, from ``values`` [worlds, candidates] (expert's best first):
@@ -94,6 +100,8 @@ class MasterCPU(CPU):
         gain = values - values[:, :1]
         mean = gain.mean(axis=0)
         error = gain.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0 * mean
+        if np.isinf(self.margin):
+            return 0
         best = int(np.argmax(mean - self.margin * error))
         return best if mean[best] - self.margin * error[best] > 0 else 0
 

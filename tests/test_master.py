@@ -180,3 +180,21 @@ def test_master_ignores_hidden_cards(players):
             lambda seed: MasterCPU(seed, simulations=24), scenario, viewer, worlds
         )
     assert compared >= 10
+
+
+def test_without_evidence_enough_it_asks_what_expert_asks():
+    """An override needs a gain of ``margin`` standard errors: with an endless margin the
+    search never overrides, and master makes expert's very choices (ties included)."""
+    game = Game(Rules(players=4), seed=12)
+    tracker = KnowledgeTracker(game)
+    master = MasterCPU(3, simulations=24, margin=float("inf"))
+    expert = make_cpu("expert", 3)
+    while not game.is_over:
+        view = tracker.view(game.current_player)
+        choice = expert.choose(view) if game.current_player == 0 else None
+        if choice is not None:
+            assert master.choose(view) == choice
+        else:
+            choice = make_cpu("hard", game.num_asks).choose(view)
+        game.ask(*choice)
+    assert master.searches_made > 5
