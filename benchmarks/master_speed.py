@@ -6,7 +6,7 @@ Positions: every decision of seat 0 in ``--games`` seeded games where ``expert``
 every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
 timed at every position; the table gives the mean over all decisions (sure hits and single
 choices cost almost nothing), the mean and 95th percentile over the decisions that search,
-and the share that search. The budgets are interleaved position by position, so load on
+the share that search, and how often a search overrides expert's choice. The budgets are interleaved position by position, so load on
 the machine hits them alike. The first call compiles the vector engine; it is not timed.
 """
 
@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         "searching: mean",
         "p95",
         "searching",
+        "overrides of expert",
     ):
         table.add_column(column, justify="right")
     for players in args.players:
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{spent[mask].mean():.1f}",
                 f"{np.percentile(spent[mask], 95):.1f}",
                 f"{mask.mean():.0%} of {mask.size}",
+                f"{cpus[n].overrides_made / max(cpus[n].searches_made, 1):.0%} of searches",
             )
     console.print(table)
     console.print(f"load at end {os.getloadavg()[0]:.2f}")

@@ -69,6 +69,7 @@ class MasterCPU(CPU):
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
+        self.overrides_made = 0  # searches whose result was not expert's choice
         super().__init__(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -91,7 +92,10 @@ class MasterCPU(CPU):
         others = sorted((key for key in groups if key != best), key=lambda key: -scores[key])
         keys = [best, *others[: self.candidates - 1]]
         pick = self.pick(self.rollouts(view, keys))
-        return choice if pick == 0 else groups[keys[pick]][0]
+        if pick == 0:
+            return choice
+        self.overrides_made += 1
+        return groups[keys[pick]][0]
 
     def pick(self, values: np.ndarray) -> int:
         """The candidate to ask, from ``values`` [worlds, candidates] (expert's best first):
