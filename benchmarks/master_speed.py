@@ -6,8 +6,9 @@ Positions: every decision of seat 0 in ``--games`` seeded games where ``expert``
 every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
 timed at every position; the table gives the mean over all decisions (sure hits and single
 choices cost almost nothing), the mean and 95th percentile over the decisions that search,
-the share that search, and how often a search overrides expert's choice. The budgets are interleaved position by position, so load on
-the machine hits them alike. The first call compiles the vector engine; it is not timed.
+the share that search, and how often a search overrides expert's choice. The budgets are
+interleaved position by position, so load on the machine hits them alike. The first call
+compiles the vector engine; it is not timed.
 """
 
 from __future__ import annotations
