@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from gofish_env.actions import ActionCodec
@@ -35,7 +34,7 @@ from gofish_env.events import Draw, EmptyHandDraw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.observation import ObservationLayout, encode
-from gofish_env.players import MODEL_PREFIX, SeatPlayer, Turn, make_player
+from gofish_env.players import MODEL_PREFIX, SeatPlayer, Turn, make_player, player_label
 from gofish_env.render import render_view
 from gofish_env.rules import Rules
 
@@ -70,13 +69,7 @@ def seat_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tupl
     is_level = isinstance(spec, str) and spec in CPU_LEVELS
     player = make_player(make_cpu(spec, seed) if is_level else spec, rules)
     player.reset(seed)
-    if isinstance(spec, str):
-        if spec.startswith(MODEL_PREFIX):
-            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem, player
-        return f"{spec} CPU", player
-    if hasattr(spec, "choose"):
-        return str(getattr(spec, "name", "") or type(spec).__name__), player
-    return getattr(spec, "__name__", type(spec).__name__), player
+    return player_label(spec), player
 
 
 class TerminalGame:

@@ -233,6 +233,20 @@ def check_player_spec(spec: str, rules: Rules | None = None) -> None:
         )
 
 
+def player_label(spec: Any) -> str:
+    """A short name for a player spec, for seat labels: ``"hard CPU"``, ``"model NAME"``
+    (from ``model:runs/NAME.zip``), ``"mix"``, or the name of an object's type."""
+    if isinstance(spec, str):
+        if spec.startswith(MODEL_PREFIX):
+            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem
+        if spec.startswith(MIX_PREFIX):
+            return "mix of " + spec[len(MIX_PREFIX) :].replace(",", ", ")
+        return f"{spec} CPU"
+    if hasattr(spec, "choose"):
+        return str(getattr(spec, "name", "") or type(spec).__name__)
+    return getattr(spec, "__name__", type(spec).__name__)
+
+
 def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = False) -> SeatPlayer:
     """A ``SeatPlayer`` from a spec (see the module docstring). With ``rules`` (the
     table's), a ``model:PATH`` spec whose agent was trained for another table raises
