@@ -45,6 +45,7 @@ def run_tournament(
     workers: int = 1,
     max_asks: int = DEFAULT_MAX_ASKS,
     progress: bool | Callable[[int], None] = False,
+    replays: str | Path | None = None,
 ) -> TournamentResult:
     """Play a tournament and return its games and statistics.
 
@@ -54,6 +55,8 @@ def run_tournament(
     preset name or a ``Rules``. ``workers``: processes to play in (the result is the same for
     any count). ``max_asks``: asks after which a game is cut off and scored as it stands.
     ``progress``: show a progress bar on stderr, or a callable given the games played so far.
+    ``replays``: a folder where every game is saved as a replay file (``gofish-replay``
+    turns one into a page).
     """
     rules = Rules.resolve(players, rules)
     if rules.match_target:
@@ -66,7 +69,7 @@ def run_tournament(
     entrant_list = make_entrants(entrants, rules)
     lineups = make_lineups(len(entrant_list), rules.players)
     deals = deal_count(games, rules.players, len(lineups))
-    measurement = Measurement(entrant_list, rules, seed, lineups, max_asks)
+    measurement = Measurement(entrant_list, rules, seed, lineups, max_asks, replays=replays)
     with progress_bar(progress, deals * rules.players) as advance:
         records = play_deals(measurement, deals, workers, advance)
     summary = summarize(records, entrant_list, rules, seed)
@@ -122,6 +125,12 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         help="folder for the result files ('' for none); files of the same names already "
         "there are replaced, and the command says so",
     )
+    parser.add_argument(
+        "--replays",
+        default=None,
+        help="folder to save every game in as a replay file (deal000000-rotation0.json, ...; "
+        "files of the same names are replaced); gofish-replay FILE makes a page of one",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
@@ -139,6 +148,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         parser.error(f"--cpus: {error}")
     if args.out:
         check_output(parser, "--out", args.out, directory=True)
+    if args.replays is not None:
+        check_output(parser, "--replays", args.replays, directory=True)
 
     result = run_tournament(
         entrants,
@@ -149,6 +160,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         workers=args.workers,
         max_asks=args.max_asks,
         progress=not args.no_progress,
+        replays=args.replays,
     )
     print(result.table())
     if args.out:
@@ -156,6 +168,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         paths = result.write(args.out)
         verb = "Replaced the earlier results:" if had_results else "Wrote"
         print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
+    if args.replays is not None:
+        print(f"Saved {len(result.records)} replays in {args.replays}")
     return result
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
-from gofish_env.events import Ask, Event
+from gofish_env.events import Ask, Draw, EmptyHandDraw, Event
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.rules import Rules
 
@@ -55,6 +55,20 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     return value
+
+
+def drawn_cards(pool: Sequence[str], events: Sequence[Event]) -> list[tuple[int, int, list[str]]]:
+    """Who drew which cards in ``events``, given the pool (top first) before them:
+    ``(index in events, seat, cards)`` for each draw. Private: a seat may know only its
+    own draws (and a shown draw's rank, which the event says)."""
+    drawn, taken = [], 0
+    for index, event in enumerate(events):
+        kind = type(event)
+        if kind is Draw or kind is EmptyHandDraw:
+            count = 1 if kind is Draw else event.count
+            drawn.append((index, event.seat, list(pool[taken : taken + count])))
+            taken += count
+    return drawn
 
 
 def wanted_name(rules: Rules, event: Ask) -> str:

@@ -13,6 +13,8 @@ against the CPUs, the evaluations during training) plays its games here:
   position.
 - Results come back in deal order, so the same seed gives the same records whatever the
   number of worker processes.
+- With ``Measurement.replays`` (a folder), every game is also saved as a replay file
+  (``gofish_env.replay``), ``deal000012-rotation1.json``, as soon as it ends.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
 from gofish_env.evaluation.entrants import Entrant
@@ -29,6 +32,7 @@ from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import Game
 from gofish_env.players import SeatPlayer, make_player
+from gofish_env.replay import Replay
 from gofish_env.rules import Rules
 
 
@@ -61,6 +65,7 @@ class Measurement:
     lineups: list[tuple[int, ...]]
     max_asks: int = DEFAULT_MAX_ASKS
     deterministic: bool = False  # models play their most likely action
+    replays: str | Path | None = None  # a folder: every game saved there as a replay file
 
 
 class Table:
@@ -123,6 +128,8 @@ class Table:
                 raise ValueError(
                     f"entrant {name!r} (seat {seat}) chose an illegal action {action!r}: {error}"
                 ) from error
+        if measurement.replays is not None:
+            self.save_replay(played, deal, deal_seed, rotation, seats)
         return GameRecord(
             deal=deal,
             rotation=rotation,
@@ -136,6 +143,28 @@ class Table:
             decisions=tuple(decisions),
             decision_seconds=tuple(seconds),
         )
+
+    def save_replay(
+        self, game: Game, deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...]
+    ) -> Path:
+        measurement = self.measurement
+        names = [measurement.entrants[entrant].name for entrant in seats]
+        meta = {
+            "source": "gofish_env.evaluation",
+            "seed": measurement.seed,
+            "deal": deal,
+            "rotation": rotation,
+            "max_asks": measurement.max_asks,
+            "cut_off": not game.is_over,
+            "leaders": list(game.leaders()),
+        }
+        replay = Replay.from_game(game, seed=deal_seed, players=names, meta=meta)
+        return replay.save(replay_path(measurement.replays, deal, rotation))
+
+
+def replay_path(folder: str | Path, deal: int, rotation: int) -> Path:
+    """Where the harness saves the replay of a game."""
+    return Path(folder) / f"deal{deal:06d}-rotation{rotation}.json"
 
 
 _WORKER_TABLE: Table | None = None
