@@ -135,11 +135,13 @@ class Replay:
         except (ValueError, TypeError) as error:
             raise ReplayError(f"start: {error}") from None
 
-    def steps(self) -> Iterator[tuple[Game, list[Event]]]:
-        """The game after its start, then after each ask: (game, the events of that step).
-        The same ``Game`` object is yielded each time, played on."""
+    def steps(self) -> Iterator[tuple[Game, list[Event], list[tuple[int, int, list[str]]]]]:
+        """The game at its start, then after each ask: (game, the events of that step, who
+        drew which cards in them as ``drawn_cards`` gives). The same ``Game`` object is
+        yielded each time, played on. A recorded ask the engine refuses, or one recorded
+        for a seat that is not to move, raises ``ReplayError``."""
         game = self.start_game()
-        yield game, game.events
+        yield game, game.events, drawn_cards(self.start["pool"], game.events)
         for number, (asker, target, wanted) in enumerate(self.asks):
             if game.current_player != asker:
                 raise ReplayError(
@@ -147,17 +149,18 @@ class Replay:
                     f"{game.current_player} is to move"
                     + (" (the game is over)" if game.is_over else "")
                 )
+            pool = game.pool_cards()
             try:
                 events = game.ask(target, wanted)
             except IllegalAsk as error:
                 raise ReplayError(f"asks[{number}]: the engine refuses it: {error}") from None
-            yield game, events
+            yield game, events, drawn_cards(pool, events)
 
     def game(self) -> Game:
         """The game played again to its last recorded ask. Raises ``ReplayError`` when the
         event log differs from the recorded one (naming the first event that differs)."""
         steps = self.steps()
-        game, _ = next(steps)
+        game, _, _ = next(steps)
         for _ in steps:  # the game is played on in place
             pass
         self.check(game)
