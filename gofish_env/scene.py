@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gofish_env.cards import RANK_NAMES
 from gofish_env.events import Ask, Event, GameOver, Hit
@@ -70,6 +71,7 @@ class Scene:
         return dataclasses.asdict(self)
 
 
+@lru_cache(maxsize=64)
 def rules_name(rules: Rules) -> str:
     """``"table rules"``, ``"pairs rules"``, ...: the preset the rules are, whatever the
     player count; otherwise the fields that differ from the table rules."""
@@ -115,8 +117,10 @@ def _status(
     if over:
         if not winners:
             return "Game over: nobody wins."
-        names = " and ".join(labels[seat] for seat in winners)
-        return f"Game over: {names} {'wins' if len(winners) == 1 else 'share the win'}."
+        names = ["you" if seat == viewer else labels[seat] for seat in winners]
+        if len(names) > 1:
+            return f"Game over: {' and '.join(names)} share the win."
+        return f"Game over: {names[0]} {'win' if winners[0] == viewer else 'wins'}."
     if current is None:
         return ""
     if current == viewer:
