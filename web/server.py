@@ -27,8 +27,11 @@ import re
 import secrets
 import socket
 import sys
+import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,27 +153,28 @@ def create_app(
         table = registry.create(rules, seats, request.seed)
         return {"id": table.id, "token": table.token, "human": table.human}
 
+    # Payloads are plain JSON data: sent as they are (FastAPI's encoder would walk them).
     @app.get("/api/tables/{table_id}")
-    def view(table_id: str, token: str | None = None, view: str | None = None) -> dict:
+    def view(table_id: str, token: str | None = None, view: str | None = None) -> JSONResponse:
         table = table_for(table_id, token)
         with table.lock:
-            return table.payload(parse_view(view))
+            return JSONResponse(table.payload(parse_view(view)))
 
     @app.post("/api/tables/{table_id}/ask")
-    def ask(table_id: str, body: AskBody) -> dict:
+    def ask(table_id: str, body: AskBody) -> JSONResponse:
         table = table_for(table_id, body.token)
         with table.lock:
             table.ask(table.human, body.target, body.wanted)
-            return table.payload()
+            return JSONResponse(table.payload())
 
     @app.post("/api/tables/{table_id}/advance")
-    def advance(table_id: str, body: AdvanceBody) -> dict:
+    def advance(table_id: str, body: AdvanceBody) -> JSONResponse:
         table = table_for(table_id, body.token)
         with table.lock:
             view = parse_view(body.view)
             table.payload(view)  # a view the page may not see is refused before the move
             table.advance()
-            return table.payload(view)
+            return JSONResponse(table.payload(view))
 
     @app.get("/api/tables/{table_id}/replay")
     def table_replay(table_id: str, token: str | None = None) -> JSONResponse:
@@ -222,7 +226,9 @@ def create_app(
 
 def bind(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 (port 0: any free port)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY on accepted connections only when the
+    # protocol says TCP, and without it each answer waits ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port))
@@ -231,6 +237,28 @@ def bind(port: int) -> socket.socket:
         raise OSError(f"cannot listen on {HOST}:{port}: {error.strerror or error}") from None
     sock.listen(128)
     return sock
+
+
+@contextmanager
+def running(app: FastAPI, port: int = 0, timeout: float = 30.0) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 from a background thread while the block runs (for tests
+    and the docs' screenshots); gives the server's address."""
+    sock = bind(port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://{HOST}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)
+        sock.close()
 
 
 def main(argv: list[str] | None = None) -> None:
