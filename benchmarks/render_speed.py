@@ -43,10 +43,13 @@ def frame_times(players: int, rules, games: int, view) -> tuple[float, list[floa
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--rules", default="table")
-    parser.add_argument("--games", type=int, default=20)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
+    parser.add_argument("--rules", default="table", help="a preset")
+    parser.add_argument("--games", type=int, default=20, help="games to render")
     args = parser.parse_args(argv)
     rules = rules_or_error(parser, args.rules, args.players)
     check_count(parser, "--games", args.games)
