@@ -48,8 +48,9 @@ const GoFishReplay = (() => {
         return line;
       });
       log.replaceChildren(...lines);
-      const current = log.querySelectorAll(".gf-current");
-      if (current.length) current[current.length - 1].scrollIntoView({block: "nearest"});
+      // Keep the current ask in the middle of the log (the page itself does not scroll).
+      const current = log.querySelector(".gf-current");
+      if (current) log.scrollTop = Math.max(0, current.offsetTop - log.clientHeight / 2);
       $("step").value = step;
       $("step-label").textContent = step === 0 ? `The deal (${last} asks)` : `Ask ${step} of ${last}`;
       $("step-label").dataset.step = step;
