@@ -63,24 +63,37 @@ def _word_mask(word: str, size: int) -> tuple[Image.Image, int, int]:
     return mask, left, top
 
 
+@lru_cache(maxsize=4096)
+def _line_mask(text: str, size: int) -> tuple[Image.Image, int, float]:
+    """A line of text as one mask, put together from its words' masks (labels, counts and
+    most answers come back frame after frame): (mask, its top offset, its width)."""
+    words = text.split()
+    space = max(text_width(" ", size), 0.3 * size)  # the font's own space is thin
+    widths = [text_width(word, size) for word in words]
+    masks = [_word_mask(word, size) for word in words]
+    top = min(word_top for _, _, word_top in masks)
+    bottom = max(word_top + mask.height for mask, _, word_top in masks)
+    width = sum(widths) + space * (len(words) - 1)
+    line = Image.new("L", (round(width) + 2, bottom - top))
+    x = 0.0
+    for (mask, left, word_top), advance in zip(masks, widths, strict=True):
+        line.paste(mask, (round(x) + left, word_top - top))
+        x += advance + space
+    return line, top, width
+
+
 def write(
     image: Image.Image, xy: tuple[float, float], text: str, size: int, color, align: str = "left"
 ) -> None:
     """Text with its top (ascender) at y, starting at x, centred on x (``align="center"``)
-    or ending at x (``"right"``); pasted word by word from cached masks."""
-    words = text.split()
-    if not words:
+    or ending at x (``"right"``)."""
+    if not text.strip():
         return
-    space = max(text_width(" ", size), 0.3 * size)  # the font's own space is thin
-    widths = [text_width(word, size) for word in words]
+    mask, top, width = _line_mask(text, size)
     x, y = xy
     if align != "left":
-        total = sum(widths) + space * (len(words) - 1)
-        x -= total / (2 if align == "center" else 1)
-    for word, width in zip(words, widths, strict=True):
-        mask, left, top = _word_mask(word, size)
-        image.paste(color, (round(x) + left, round(y) + top), mask)
-        x += width + space
+        x -= width / (2 if align == "center" else 1)
+    image.paste(color, (round(x), round(y) + top), mask)
 
 
 # ---------------------------------------------------------------------- sprites
@@ -208,32 +221,39 @@ def seat_centers(players: int, bottom: int) -> dict[int, tuple[int, int]]:
     return centers
 
 
+def _step(count: int, card_width: int, width: int) -> float:
+    """How far apart ``count`` overlapping cards lie to fit in ``width`` pixels."""
+    step = card_width + 3.0
+    return step if count < 2 else min(step, (width - card_width) / (count - 1))
+
+
 @lru_cache(maxsize=1024)
 def fan(cards: tuple[str, ...], size: tuple[int, int], width: int) -> Image.Image:
-    """Cards side by side, overlapping to fit ``width`` pixels, as one sprite (a frame then
-    pastes a hand once). A card is a card string, ``"back"``, or a catch's rank
-    (``size == CHIP``)."""
-    if size == CHIP:
-        sprites = [catch_chip(card) for card in cards]
-    else:
-        sprites = [card_back(size) if card == "back" else card_face(card, size) for card in cards]
-    card_w = size[0]
-    step = card_w + 3.0
-    if len(sprites) > 1:
-        step = min(step, (width - card_w) / (len(sprites) - 1))
-    image = Image.new("RGBA", (round(card_w + step * (len(sprites) - 1)) + 1, size[1]))
+    """Card backs (``"back"``) or catches (ranks, ``size == CHIP``) side by side,
+    overlapping to fit ``width`` pixels, as one sprite: the same few come back every frame."""
+    sprites = [catch_chip(card) if size == CHIP else card_back(size) for card in cards]
+    step = _step(len(sprites), size[0], width)
+    image = Image.new("RGBA", (round(size[0] + step * (len(sprites) - 1)) + 1, size[1]))
     for index, sprite in enumerate(sprites):
         image.alpha_composite(sprite, (round(index * step), 0))
     return image
 
 
 def _paste_fan(image: Image.Image, cards, size, xy: tuple[int, int], width: int) -> int:
-    """Paste a fan at ``xy``; its width (0 for no cards)."""
+    """Paste cards side by side from ``xy`` within ``width`` pixels; the width they take
+    (0 for none). Face-up hands change every frame: their cards are pasted one by one."""
     if not cards:
         return 0
-    sprite = fan(tuple(cards), size, width)
-    image.paste(sprite, xy, sprite)
-    return sprite.width
+    if size == CHIP or cards[0] == "back":
+        sprite = fan(tuple(cards), size, width)
+        image.paste(sprite, xy, sprite)
+        return sprite.width
+    step = _step(len(cards), size[0], width)
+    x, y = xy
+    for index, card in enumerate(cards):
+        sprite = card_face(card, size)
+        image.paste(sprite, (round(x + index * step), y), sprite)
+    return round(size[0] + step * (len(cards) - 1)) + 1
 
 
 def _catches(image: Image.Image, seat: SeatScene, x: int, y: int, width: int) -> None:
@@ -247,20 +267,34 @@ def _catches(image: Image.Image, seat: SeatScene, x: int, y: int, width: int) ->
     write(image, (x + shown + 6, y + 5), points, 13, MUTED)
 
 
-def _frame(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], seat: SeatScene) -> None:
-    marked = seat.to_move or seat.winner
+VIEWER_BOX = (150, 486, 810, 632)  # the viewer's own place at the bottom
+
+
+def _rim(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], marked: bool) -> None:
+    """A seat's panel: gold-rimmed for the seat to move or a winner."""
     outline = PANEL_TURN if marked else (60, 120, 80)
     draw.rounded_rectangle(box, radius=10, fill=PANEL, outline=outline, width=3 if marked else 1)
 
 
-def _panel(
-    image: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatScene, center: tuple[int, int]
-) -> None:
+@lru_cache(maxsize=256)
+def table_with_panels(players: int, viewer: int | None, marked: tuple[bool, ...]) -> Image.Image:
+    """The table with every seat's empty panel: a frame starts from a copy of it."""
+    image = table_background().copy()
+    draw = ImageDraw.Draw(image)
+    for seat, (x, y) in seat_centers(players, 0 if viewer is None else viewer).items():
+        if seat == viewer:
+            _rim(draw, VIEWER_BOX, marked[seat])
+        else:
+            w, h = PANEL_SIZE
+            _rim(draw, (x - w // 2, y - h // 2, x + w - w // 2, y + h - h // 2), marked[seat])
+    return image
+
+
+def _panel(image: Image.Image, seat: SeatScene, center: tuple[int, int]) -> None:
     """Another seat: its label, its hand (backs and a count, or face up in the table view),
     its catches and points."""
     w, h = PANEL_SIZE
     x, y = center[0] - w // 2, center[1] - h // 2
-    _frame(draw, (x, y, x + w, y + h), seat)
     label = seat.label + ("  (out)" if seat.out else "")
     write(image, (x + 10, y + 6), label, 15, PANEL_TURN if seat.to_move else WHITE)
     if seat.winner or seat.to_move:
@@ -278,10 +312,10 @@ def _panel(
     _catches(image, seat, x + 10, y + 84, w - 20)
 
 
-def _viewer(image: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatScene) -> None:
+def _viewer(image: Image.Image, seat: SeatScene) -> None:
     """The viewer's own place: a wide strip at the bottom with its cards face up."""
-    x, y, w = 150, 486, 660
-    _frame(draw, (x, y, x + w, y + 146), seat)
+    x, y, right, _ = VIEWER_BOX
+    w = right - x
     label = seat.label + ("  (out)" if seat.out else "")
     write(image, (x + 12, y + 7), label, 16, PANEL_TURN if seat.to_move else WHITE)
     tag = "WINNER" if seat.winner else ("your turn" if seat.to_move else f"{seat.hand_size} cards")
@@ -306,7 +340,7 @@ def _wrap(text: str, width: int, size: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
-def _center(image: Image.Image, draw: ImageDraw.ImageDraw, scene: Scene) -> None:
+def _center(image: Image.Image, scene: Scene) -> None:
     cx, cy = CENTER
     # The pool: a short stack of backs and its count.
     back = card_back(SMALL)
@@ -334,18 +368,17 @@ def _center(image: Image.Image, draw: ImageDraw.ImageDraw, scene: Scene) -> None
 
 def draw(scene: Scene) -> np.ndarray:
     """The scene as a ``(HEIGHT, WIDTH, 3)`` uint8 RGB array."""
-    image = table_background().copy()
-    canvas = ImageDraw.Draw(image)
-    write(image, (12, 8), scene.title, 14, MUTED)
     players = len(scene.seats)
-    bottom = scene.viewer if scene.viewer is not None else 0
-    centers = seat_centers(players, bottom)
+    marked = tuple(seat.to_move or seat.winner for seat in scene.seats)
+    image = table_with_panels(players, scene.viewer, marked).copy()
+    write(image, (12, 8), scene.title, 14, MUTED)
+    centers = seat_centers(players, 0 if scene.viewer is None else scene.viewer)
     for seat in scene.seats:
         if seat.seat == scene.viewer:
-            _viewer(image, canvas, seat)
+            _viewer(image, seat)
         else:
-            _panel(image, canvas, seat, centers[seat.seat])
-    _center(image, canvas, scene)
+            _panel(image, seat, centers[seat.seat])
+    _center(image, scene)
     # tobytes with the raw mode named is several times faster than np.asarray(image).
     pixels = np.frombuffer(image.tobytes("raw", "RGB"), np.uint8).reshape(HEIGHT, WIDTH, 3)
     return pixels.copy()
