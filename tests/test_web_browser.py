@@ -264,3 +264,49 @@ def test_a_replay_file_opens_from_the_web_page(browser, site, tmp_path):
     pool = browser.find_element(By.CSS_SELECTOR, "[data-pool]").get_attribute("data-pool")
     assert int(pool) == states[-1].pool_size
     assert len(texts(browser, "#log > div")) == states[-1].num_events
+
+
+def test_exact_card_asks_pick_a_suit_in_the_browser(browser, site):
+    url, registry = site
+    browser.get(url + "/")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#players option"))
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "rules")).select_by_value("authors")
+    browser.find_element(By.ID, "seed").send_keys("4")
+    browser.find_element(By.ID, "deal").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".gf-table"))
+    set_speed(browser, 0)
+    (table,) = registry._tables.values()
+    game = table.game
+    asked = 0
+    while asked < 3 and wait_for(browser, my_turn_or_over) == "turn":
+        check_page_against_engine(browser, game, 0)
+        target, wanted = game.legal_asks()[0]
+        card = table.wanted_name(wanted)  # e.g. "QH": a card of a rank the seat holds
+        mine = next(c for c in game.hand(0) if c[:-1] == card[:-1])
+        browser.find_element(By.CSS_SELECTOR, f".gf-me [data-card='{mine}']").click()
+        if asked == 0:  # a card the seat holds itself: the engine refuses it
+            browser.find_element(By.CSS_SELECTOR, f"#suits [data-suit='{mine[-1]}']").click()
+            with pytest.raises(IllegalAsk) as reason:
+                copy.deepcopy(game).ask(target, mine)
+            browser.find_element(
+                By.CSS_SELECTOR, f".gf-seat[data-seat='{target}'] .gf-label"
+            ).click()
+            message = wait_for(
+                browser,
+                lambda d: (
+                    d.find_element(By.ID, "message").get_attribute("data-error")
+                    and d.find_element(By.ID, "message").text
+                ),
+            )
+            assert message == f"Not allowed: {reason.value}"
+        browser.find_element(By.CSS_SELECTOR, f"#suits [data-suit='{card[-1]}']").click()
+        events = game.num_events
+        browser.find_element(By.CSS_SELECTOR, f".gf-seat[data-seat='{target}'] .gf-label").click()
+        wait_for(
+            browser, lambda d, n=events: len(d.find_elements(By.CSS_SELECTOR, "#log > div")) > n
+        )
+        ask = game.events[events]
+        assert (ask.asker, ask.target, ask.card) == (0, target, wanted)
+        asked += 1
+    assert asked == 3

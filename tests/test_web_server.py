@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import signal
 import subprocess
 import sys
 
@@ -380,3 +381,24 @@ def test_gofish_web_refuses_a_port_in_use(capsys):
         )
     finally:
         taken.close()
+
+
+def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
+    folder = tmp_path / "replays"
+    command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            url = process.stdout.readline().split()[4]
+            body = {"players": 3, "seats": ["easy", "hard", "expert"], "seed": 2}
+            table = httpx.post(url + "api/tables", json=body, timeout=10).json()
+            for _ in range(5):
+                answer = httpx.post(f"{url}api/tables/{table['id']}/advance", json={}, timeout=10)
+                assert answer.status_code == 200
+            process.send_signal(signal.SIGINT)  # Ctrl-C
+            out, _ = process.communicate(timeout=30)
+        finally:
+            process.kill()
+    assert f"Saved 1 unfinished games in {folder}" in out
+    replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")
+    assert len(replay.asks) == 5 and replay.seed == 2
+    assert not replay.game().is_over

@@ -278,7 +278,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--replays",
         default=None,
-        help="folder to save every finished game in as a replay file; the page lists them",
+        help="folder to save every finished game in as a replay file (and, when the server "
+        "stops, the games still on); the page lists them",
     )
     parser.add_argument("--max-tables", type=int, default=1000, help="tables kept at once")
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
@@ -306,6 +307,9 @@ def main(argv: list[str] | None = None) -> None:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
+        saved = registry.save_unfinished()
+        if saved:
+            print(f"Saved {len(saved)} unfinished games in {args.replays}", flush=True)
 
 
 def cli() -> None:

@@ -232,6 +232,23 @@ class TableRegistry:
     def __len__(self) -> int:
         return len(self._tables)
 
+    def save_unfinished(self) -> list[Path]:
+        """Save every game still on (with at least one ask) to the replay folder, as
+        ``web-ID-unfinished.json``: what the server stops with is not lost."""
+        if self.replays is None:
+            return []
+        with self._lock:
+            tables = list(self._tables.values())
+        saved = []
+        for table in tables:
+            with table.lock:
+                game = table.game
+                if game.is_over or game.num_asks == 0:
+                    continue
+                replay = Replay.from_game(game, table.seed, table.labels, {"source": "gofish-web"})
+                saved.append(replay.save(Path(self.replays) / f"web-{table.id}-unfinished.json"))
+        return saved
+
 
 def check_seat_spec(spec: str, rules: Rules) -> None:
     """Refuse a seat that names no player (for a 422 before the table is made)."""
