@@ -106,6 +106,12 @@ def check_page_against_engine(driver, game: Game, seat: int) -> None:
     assert log_lines(driver) == [str(event) for event in game.events]
 
 
+def error_message(driver) -> str | None:
+    """The error the page shows, if any."""
+    message = driver.find_element(By.ID, "message")
+    return message.text if message.get_attribute("data-error") else None
+
+
 def my_turn_or_over(driver) -> str | None:
     if driver.find_elements(By.CSS_SELECTOR, ".gf-me.gf-to-move"):
         return "turn"
@@ -136,13 +142,7 @@ def test_a_person_plays_a_whole_game_against_a_cpu_in_the_browser(browser, site,
             with pytest.raises(IllegalAsk) as reason:
                 copy.deepcopy(game).ask(0, name)
             browser.find_element(By.CSS_SELECTOR, ".gf-me .gf-label").click()
-            message = wait_for(
-                browser,
-                lambda d: (
-                    d.find_element(By.ID, "message").get_attribute("data-error")
-                    and d.find_element(By.ID, "message").text
-                ),
-            )
+            message = wait_for(browser, error_message)
             assert message == f"Not allowed: {reason.value}"
             refused = True
         events = game.num_events
@@ -292,13 +292,7 @@ def test_exact_card_asks_pick_a_suit_in_the_browser(browser, site):
             browser.find_element(
                 By.CSS_SELECTOR, f".gf-seat[data-seat='{target}'] .gf-label"
             ).click()
-            message = wait_for(
-                browser,
-                lambda d: (
-                    d.find_element(By.ID, "message").get_attribute("data-error")
-                    and d.find_element(By.ID, "message").text
-                ),
-            )
+            message = wait_for(browser, error_message)
             assert message == f"Not allowed: {reason.value}"
         browser.find_element(By.CSS_SELECTOR, f"#suits [data-suit='{card[-1]}']").click()
         events = game.num_events

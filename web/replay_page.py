@@ -85,9 +85,11 @@ def render_page(replay: Replay, title: str = "Go Fish replay") -> str:
 
 
 def write_page(replay: Replay, path: str | Path, title: str = "Go Fish replay") -> Path:
+    """Write the page (made first: a replay that does not replay writes nothing)."""
+    page = render_page(replay, title)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_page(replay, title), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     return path
 
 
@@ -111,11 +113,9 @@ def main(argv: list[str] | None = None) -> Path:
     check_output(parser, "--output", output)
     try:
         replay = Replay.load(args.file)
-        page = render_page(replay, f"Go Fish replay: {Path(args.file).name}")
+        write_page(replay, output, f"Go Fish replay: {Path(args.file).name}")
     except ReplayError as error:
         parser.error(f"{args.file}: {error}")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(page, encoding="utf-8")
     print(f"Wrote {output} ({len(replay.asks)} asks); open it in a browser.")
     return output
 

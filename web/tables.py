@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,7 +93,6 @@ class WebTable:
         self.drawn: dict[int, tuple[int, list[str]]] = {}  # event index -> (seat, cards)
         self.replays = None if replays is None else Path(replays)
         self.replay_file: Path | None = None
-        self.used = time.monotonic()
 
     # ------------------------------------------------------------------ moves
 
@@ -226,7 +224,6 @@ class TableRegistry:
             if table is None:
                 raise TableError(404, f"no table {table_id!r} (it may have been closed)")
             self._tables.move_to_end(table_id)
-        table.used = time.monotonic()
         return table
 
     def __len__(self) -> int:
