@@ -45,8 +45,9 @@ def video_frame(agent_path: str, out: Path) -> None:
     agent = load_agent(agent_path, env.unwrapped.rules, deterministic=True)
     agent.reset(0)
     inner = env.unwrapped
-    with tempfile.TemporaryDirectory() as folder:
-        env = RecordVideo(env, folder, name_prefix="gofish", episode_trigger=lambda _: True)
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary) / "videos"
+        env = RecordVideo(env, str(folder), name_prefix="gofish", episode_trigger=lambda _: True)
         env.reset(seed=5)
         done = False
         while not done:
@@ -54,7 +55,7 @@ def video_frame(agent_path: str, out: Path) -> None:
             _, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
         env.close()
-        (video,) = Path(folder).glob("*.mp4")
+        (video,) = folder.glob("*.mp4")
         reader = imageio_ffmpeg.read_frames(str(video))
         meta = next(reader)
         frames = [np.frombuffer(frame, np.uint8) for frame in reader]
