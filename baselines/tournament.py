@@ -107,8 +107,9 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     parser.add_argument(
         "--cpus",
         default=",".join(CPU_LEVELS),
-        help="comma list of entrants: CPU levels and/or model:PATH.zip (a saved agent, "
-        "which must have been trained for this table), each optionally NAME=SPEC",
+        help="comma list of entrants: CPU levels and/or model:PATH (a saved agent: an SB3 "
+        ".zip, or an RLlib module folder from gofish-rllib-train; it must have been trained "
+        "for this table), each optionally NAME=SPEC",
     )
     parser.add_argument(
         "--games", type=int, default=200, help="at least this many games (rounded up)"

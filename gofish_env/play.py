@@ -362,8 +362,9 @@ def main(
     parser.add_argument(
         "--cpus",
         default=DEFAULT_CPU,
-        help="CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH.zip "
-        "for a saved agent (it must have been trained for this table)",
+        help="CPU level for every CPU seat, or a comma list, one per CPU seat; model:PATH "
+        "for a saved agent (an SB3 .zip, or an RLlib module folder from gofish-rllib-train; "
+        "it must have been trained for this table)",
     )
     parser.add_argument("--rules", default="table", help=f"preset: {', '.join(Rules.PRESETS)}")
     parser.add_argument(

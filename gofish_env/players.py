@@ -4,9 +4,10 @@ the players made from specs.
 A player spec is one of:
 - a CPU level name (``"random"``, ``"easy"``, ... ``gofish_env.cpus.CPU_LEVELS``), or a CPU
   object with ``choose(view)``: it decides from the seat's ``PlayerView`` only;
-- ``"model:path/to/agent.zip"``: a saved agent, loaded by the installed agent loader (the
-  ``train`` extra provides one for sb3-contrib's MaskablePPO), or a loaded model with
-  ``predict``: it sees the seat's observation and action mask;
+- ``"model:path/to/agent.zip"`` or ``"model:runs/NAME/module"``: a saved agent, loaded by
+  the installed agent loader for its kind (the ``train`` extra's for sb3-contrib's
+  MaskablePPO zips, the ``rllib`` extra's for modules exported by ``gofish-rllib-train``),
+  or a loaded model with ``predict``: it sees the seat's observation and action mask;
 - ``"mix:random,easy,model:snap.zip"``: each game one member of the list, drawn at random;
 - any callable ``(observation, action_mask) -> action``;
 - a ``SeatPlayer`` itself.
@@ -192,12 +193,16 @@ def load_agent(
     ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
     if rules is not None:
         check_agent_rules(path, rules)
-    loaders = _agent_loaders()
+    loaders = [loader for loader in _agent_loaders() if loader.handles(str(path))]
     if not loaders:
         read_agent_rules(path)  # a missing or corrupt file says so first
+        if Path(path).is_dir():
+            kind, extra = "exported RLlib modules (folders)", "rllib"
+        else:
+            kind, extra = "saved agents", "train"
         raise AgentFileError(
-            f"cannot load {path}: no agent loader is installed; saved agents need the "
-            f"train extra (pip install 'gofish-env[train]')"
+            f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
+            f"extra (pip install 'gofish-env[{extra}]')"
         )
     return loaders[0].load_agent(str(path), deterministic)
 
@@ -205,8 +210,10 @@ def load_agent(
 @lru_cache(maxsize=1)
 def _agent_loaders() -> tuple[Any, ...]:
     """The agent loaders installed packages provide, by name (entry-point group
-    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``).
-    A loader is a module with ``load_agent(path, deterministic) -> SeatPlayer`` and
+    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``, for
+    SB3 zips, the ``rllib`` extra's ``gofish_training.rllib_agents``, for exported RLlib
+    modules). A loader is a module with ``handles(path) -> bool`` (whether the saved agent
+    at ``path`` is its kind), ``load_agent(path, deterministic) -> SeatPlayer`` and
     ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
     model). So this package imports nothing of the training side."""
     loaders = []

@@ -5,7 +5,7 @@
 # (tests/conftest.py: the torch, web, video and browser markers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_venv.sh "train,dev,ecosystem,video,web"
+bash scripts/setup_venv.sh "train,dev,ecosystem,rllib,video,web"
 bash scripts/install_browser.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -1,8 +1,8 @@
 """Fixtures shared by the test modules, and the markers of tests that need more than the
 base package.
 
-- ``torch``: the ``train`` extra (torch, stable-baselines3, sb3-contrib) or the ``ecosystem``
-  extra (TorchRL, Tianshou, SuperSuit, Shimmy);
+- ``torch``: the ``train`` extra (torch, stable-baselines3, sb3-contrib), the ``ecosystem``
+  extra (TorchRL, Tianshou, SuperSuit, Shimmy) or the ``rllib`` extra (Ray RLlib);
 - ``web``: the ``web`` extra (FastAPI, uvicorn, httpx, Selenium);
 - ``video``: the ``video`` extra (moviepy, imageio-ffmpeg), for Gymnasium's RecordVideo;
 - ``browser``: headless Chromium and its driver (``scripts/install_browser.sh``), and the
@@ -34,8 +34,12 @@ from gofish_env.rules import Rules
 # What each marker's tests import (or run), and how to get it.
 NEEDS = {
     "torch": (
-        ("torch", "stable_baselines3", "sb3_contrib", "torchrl", "tianshou", "supersuit", "shimmy"),
-        "the train and ecosystem extras",
+        (
+            *("torch", "stable_baselines3", "sb3_contrib"),
+            *("torchrl", "tianshou", "supersuit", "shimmy"),  # the ecosystem extra
+            "ray",  # the rllib extra
+        ),
+        "the train, ecosystem and rllib extras",
     ),
     "web": (("fastapi", "uvicorn", "httpx", "selenium"), "the web extra"),
     "video": (("moviepy", "imageio_ffmpeg"), "the video extra"),
@@ -58,8 +62,8 @@ MISSING = {marker: _missing(needs) for marker, (needs, _) in NEEDS.items()}
 MISSING = {marker: names for marker, names in MISSING.items() if names}
 USAGE = (
     "the tests marked {marker!r} need {what}, which are not all installed here (missing: "
-    "{missing}). Install them (bash scripts/setup_venv.sh train,dev,ecosystem,video,web and "
-    'bash scripts/install_browser.sh) or leave those tests out: python -m pytest -m "{expr}"'
+    "{missing}). Install them (bash scripts/setup_venv.sh train,dev,ecosystem,rllib,video,web "
+    'and bash scripts/install_browser.sh) or leave those tests out: python -m pytest -m "{expr}"'
 )
 
 

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # Each layer (a source folder) and the top-level names it must not import.
-TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
+TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard", "ray"}
 WEB_LIBRARIES = {"fastapi", "uvicorn", "starlette", "httpx", "selenium"}
 VIDEO_LIBRARIES = {"moviepy", "imageio_ffmpeg"}
 PROGRAMS = {"gofish_training", "gofish_baselines", "gofish_web", "training", "baselines", "web"}
@@ -110,16 +110,21 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
     entry_points = next(name for name in names if name.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()
-    commands = ["gofish-train", "gofish-evaluate", "gofish-tournament", "gofish-ladder"]
-    for command in [*commands, "gofish-play", "gofish-web", "gofish-replay"]:
+    commands = ("gofish-train", "gofish-rllib-train", "gofish-evaluate", "gofish-tournament")
+    for command in (*commands, "gofish-ladder", "gofish-play", "gofish-web", "gofish-replay"):
         assert f"{command} = " in text
-    assert "[gofish_env.agent_loaders]\nsb3 = gofish_training.agents" in text
+    loaders = text.split("[gofish_env.agent_loaders]\n")[1].split("\n\n")[0].splitlines()
+    assert sorted(loaders) == [
+        "rllib = gofish_training.rllib_agents",
+        "sb3 = gofish_training.agents",
+    ]
 
 
 @pytest.mark.parametrize(
     "command",
     [
         pytest.param("gofish-train", marks=pytest.mark.torch),  # its module imports torch
+        pytest.param("gofish-rllib-train", marks=pytest.mark.torch),  # and ray
         "gofish-evaluate",
         "gofish-tournament",
         "gofish-ladder",

@@ -12,6 +12,7 @@ A loaded model is kept once per path in a process and shared by the players made
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -62,6 +63,11 @@ def load_model(path: str) -> MaskablePPO:
         raise AgentFileError(
             f"cannot load model file {path}: {type(error).__name__}: {first_line}"
         ) from error
+
+
+def handles(path: str) -> bool:
+    """Saved SB3 agents are files (zips); folders are other loaders' kind."""
+    return not Path(path).is_dir()
 
 
 def load_agent(path: str, deterministic: bool = False) -> MaskablePPOPlayer:

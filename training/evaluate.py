@@ -1,6 +1,7 @@
 """Play a saved agent against the scripted CPUs and print its win-rate table.
 
     gofish-evaluate runs/NAME/model.zip --cpus random,easy,normal,hard --deals 200
+    gofish-evaluate runs/NAME/module       # an RLlib module exported by gofish-rllib-train
 
 For each CPU level the agent sits at a table with P - 1 copies of that CPU, over duplicate
 deals in the project's harness (``gofish_env.evaluation``): each deal is played P times,
@@ -131,8 +132,9 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     )
     parser.add_argument(
         "model",
-        help="path of a saved MaskablePPO model (.zip), used as typed; it must have been "
-        "trained for the table of --players and --rules",
+        help="path of a saved MaskablePPO model (.zip) or of an RLlib module exported by "
+        "gofish-rllib-train (runs/NAME/module), used as typed; it must have been trained for "
+        "the table of --players and --rules",
     )
     parser.add_argument(
         "--cpus", default=",".join(DEFAULT_CPUS), help="CPU levels to face, comma separated"
