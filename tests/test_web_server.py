@@ -402,3 +402,12 @@ def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
     replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")
     assert len(replay.asks) == 5 and replay.seed == 2
     assert not replay.game().is_over
+
+
+def test_the_api_schema_is_served_and_the_page_needs_nothing_from_outside(server):
+    client, _, _ = server
+    schema = client.get("/api/openapi.json").json()
+    assert {"/api/tables", "/api/tables/{table_id}/ask", "/api/replays"} <= set(schema["paths"])
+    assert client.get("/api/docs").status_code == 404  # Swagger's page would need a CDN
+    page = client.get("/").text
+    assert 'src="/static/table.js"' in page and "http" not in page.replace('href="data:,"', "")

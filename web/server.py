@@ -101,7 +101,10 @@ def create_app(
     """The web table's app. ``agents``: saved agents (paths) the page offers as seats;
     ``replays``: a folder where every finished game is saved, and whose replays the page
     lists."""
-    app = FastAPI(title="Go Fish web table", docs_url="/api/docs", redoc_url=None)
+    # No Swagger page: it loads its script from a CDN; the schema is at /api/openapi.json.
+    app = FastAPI(
+        title="Go Fish web table", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json"
+    )
     registry = registry if registry is not None else TableRegistry(replays=replays)
     app.state.registry = registry
     uploads: OrderedDict[str, Replay] = OrderedDict()
