@@ -2,30 +2,28 @@
 
     python benchmarks/rllib_scaling.py --iterations 6 --cores 2 --machines 1,2,4,8,16,32,64
 
-Trains ``--iterations`` PPO iterations with the settings of ``gofish-rllib-train`` (self-play
-at 4 players, ``--env-runners`` runners on this machine), and reads RLlib's own timers for
-each: sampling (the EnvRunners, in parallel), the learner's update (the connectors that
-turn episodes into a batch, GAE, and the SGD epochs, in this process), the weight sync to
-the runners, and the rest of the iteration. The first iteration is left out (warm-up).
+Trains ``--iterations`` PPO iterations (after one to warm up) with the settings of
+``gofish-rllib-train`` (self-play at 4 players, ``--runners`` EnvRunners on this machine)
+and takes the median wall time of one; then times the runners sampling one iteration's env
+steps on their own. The difference is the learner's share: turning episodes into a batch
+(connectors, GAE), the SGD epochs (in this process), and the weight sync to the runners.
 
 The model for N machines of C cores (PPO is synchronous: sample, then learn):
 
-    iteration(N) = train_batch / (runners(N) x per_runner) + learn + rest
+    iteration(N) = train_batch / (runners(N) x per_runner) + learn
     runners(N)   = N x C - 1     (the head keeps a core for the learner)
 
-``per_runner`` is the env steps/s one EnvRunner samples (measured here: all steps sampled /
-runners / sampling time), ``learn`` and ``rest`` are measured here and do not shrink with
-N (one local Learner). Throughput = train_batch / iteration(N). The second table is the
-same with the batch grown with the runners (``train_batch x runners(N) / runners here``:
-each runner samples as much as here), where the single learner's share grows with N. Ray's
-transport of episodes between machines is not in the model (on one machine it is inside
-the sampling time).
+``per_runner`` is the env steps/s one EnvRunner samples (measured here), ``learn`` is
+measured here and does not shrink with N (one local Learner). Throughput = train_batch /
+iteration(N). The second table is the same with the batch grown with the runners
+(``train_batch x runners(N) / runners here``: each runner samples as much as here), where
+the single learner's share grows with N. Ray's transport of episodes between machines is
+not in the model (on one machine it is inside the sampling time).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
@@ -36,38 +34,30 @@ from gofish_env.cli import check_count, parse_list
 
 
 def measure(iterations: int, runners: int, envs: int, seed: int) -> dict:
-    import ray
-
+    """Median wall time of an iteration (after a warm-up one), and the time the runners
+    take to sample one iteration's env steps on their own."""
     from gofish_training import rllib_train
+    from gofish_training.rllib_cluster import ray_session
 
     args = rllib_train.Args(env_runners=runners, envs_per_runner=envs, seed=seed)
     run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({}), None)
-    ray.init(
-        num_cpus=max(os.cpu_count() or 1, runners), include_dashboard=False, log_to_driver=False
-    )
-    algorithm = rllib_train.build_config(run).build_algo()
-    rows = []
-    try:
-        for _ in range(iterations):
+    with ray_session("", runners):
+        algorithm = rllib_train.build_config(run).build_algo()
+        totals, batch = [], 0
+        for index in range(iterations + 1):
             start = time.perf_counter()
             result = algorithm.train()
-            total = time.perf_counter() - start
-            timers = result["timers"]
-            rows.append(
-                {
-                    # Each timer is RLlib's smoothed value; the first iteration's is exact.
-                    "steps": result["env_runners"]["num_env_steps_sampled"],
-                    "total": total,
-                    "sample": timers["env_runner_sampling_timer"],
-                    "learn": timers["learner_update_timer"],
-                    "sync": timers.get("synch_weights", 0.0),
-                }
-            )
-    finally:
+            if index:  # the first iteration warms up
+                totals.append(time.perf_counter() - start)
+                batch = result["env_runners"]["num_env_steps_sampled"]
+        share = int(batch / runners)
+        start = time.perf_counter()
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: len(runner.sample(num_timesteps=share)), local_env_runner=False
+        )
+        sample = time.perf_counter() - start
         algorithm.stop()
-        ray.shutdown()
-    kept = rows[1:] or rows
-    return {key: statistics.median(row[key] for row in kept) for key in kept[0]}
+    return {"steps": batch, "total": statistics.median(totals), "sample": sample}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -88,14 +78,14 @@ def main(argv: list[str] | None = None) -> None:
 
     console = Console()
     measured = measure(args.iterations, args.runners, args.envs, args.seed)
-    batch, sample, learn = measured["steps"], measured["sample"], measured["learn"]
-    rest = max(measured["total"] - sample - learn, 0.0)
+    batch, sample = measured["steps"], measured["sample"]
+    learn = max(measured["total"] - sample, 0.0)  # the learner's update and the rest
     per_runner = batch / args.runners / sample
     console.print(
-        f"measured ({args.runners} runners x {args.envs} envs, median of iterations 2..): "
-        f"batch {batch:,.0f} env steps; sampling {sample:.2f} s ({per_runner:,.0f} env "
-        f"steps/s a runner); learner update {learn:.2f} s; weight sync {measured['sync']:.3f}"
-        f" s; rest {rest:.2f} s; iteration {measured['total']:.2f} s"
+        f"measured ({args.runners} runners x {args.envs} envs): an iteration of {batch:,.0f} "
+        f"env steps takes {measured['total']:.2f} s (median of {args.iterations}); sampling "
+        f"them alone {sample:.2f} s ({per_runner:,.0f} env steps/s a runner); the learner's "
+        f"update and the rest {learn:.2f} s"
     )
     for grow in (False, True):
         title = "batch grown with the runners" if grow else f"fixed batch of {batch:,.0f}"
@@ -115,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
             runners = max(machines * args.cores - 1, 1)
             size = batch * runners / args.runners if grow else batch
             sampling = size / (runners * per_runner)
-            learning = learn * size / batch + rest
+            learning = learn * size / batch
             throughput = size / (sampling + learning)
             base = base or throughput
             table.add_row(

@@ -16,14 +16,14 @@ Needs the rllib extra. For each (EnvRunners R, envs per runner E), in one run:
 
 ``--baseline`` adds the set-up a new user starts from: RLlib's own ``PettingZooEnv``
 around ``gofish_env.env()`` with RLlib's defaults (one env per runner, episodes converted
-to NumPy), to show what each change buys. A learner update is not sampled time and is not
-measured here (``rllib_train`` logs it per iteration).
+to NumPy); ``--ablation`` adds the project's env with RLlib's default
+``episodes_to_numpy=True``: together they show what each change buys. A learner update is
+not sampled time and is not measured here (``benchmarks/rllib_scaling.py`` measures it).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import time
 
@@ -34,6 +34,9 @@ from rich.table import Table
 from gofish_env.cli import check_count, parse_list
 
 PLAYERS = 4
+OURS = "gofish rllib_env"
+NUMPY = "gofish rllib_env, episodes_to_numpy=True"
+BASELINE = "RLlib PettingZooEnv, RLlib defaults"
 
 
 def env_alone(steps: int, seed: int) -> float:
@@ -54,7 +57,7 @@ def env_alone(steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def build_algorithm(runners: int, envs: int, baseline: bool, seed: int):
+def build_algorithm(runners: int, envs: int, variant: str, seed: int):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     from ray.tune.registry import register_env
 
@@ -66,7 +69,9 @@ def build_algorithm(runners: int, envs: int, baseline: bool, seed: int):
     args = rllib_train.Args(players=PLAYERS, env_runners=runners, envs_per_runner=envs, seed=seed)
     run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({"players": PLAYERS}), None)
     config = rllib_train.build_config(run)
-    if baseline:
+    if variant == NUMPY:
+        config = config.env_runners(episodes_to_numpy=True)
+    if variant == BASELINE:
         register_env("gofish_pettingzoo", lambda _: PettingZooEnv(gofish_env.env(players=PLAYERS)))
         setup = PolicySetup(OpponentPlan.parse("selfplay"))
         config = (
@@ -83,8 +88,8 @@ def build_algorithm(runners: int, envs: int, baseline: bool, seed: int):
     return config.build_algo()
 
 
-def rllib_rate(runners: int, envs: int, steps: int, baseline: bool, seed: int) -> float:
-    algorithm = build_algorithm(runners, envs, baseline, seed)
+def rllib_rate(runners: int, envs: int, steps: int, variant: str, seed: int) -> float:
+    algorithm = build_algorithm(runners, envs, variant, seed)
     try:
         group = algorithm.env_runner_group
         group.foreach_env_runner(lambda r: len(r.sample(num_timesteps=500)), local_env_runner=False)
@@ -108,6 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=8000, help="env steps each runner samples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games")
     parser.add_argument("--baseline", action="store_true", help="add RLlib's PettingZooEnv")
+    parser.add_argument(
+        "--ablation", action="store_true", help="add ours with episodes_to_numpy=True"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table too")
     args = parser.parse_args(argv)
     runner_counts = [int(value) for value in parse_list(parser, "--runners", args.runners)]
@@ -116,34 +124,31 @@ def main(argv: list[str] | None = None) -> None:
         check_count(parser, "--runners/--envs", value)
     check_count(parser, "--steps", args.steps, 100)
 
-    import ray
     import torch
+
+    from gofish_training.rllib_cluster import ray_session
 
     torch.set_num_threads(1)
     console = Console()
     own = env_alone(args.steps, args.seed)
     console.print(f"env alone: {own:,.0f} env steps/s ({1e6 / own:.0f} us a step)")
-    setups = [(runners, envs, False) for runners in runner_counts for envs in env_counts]
-    if args.baseline:
-        setups = [(runners, 1, True) for runners in runner_counts] + setups
-    ray.init(
-        num_cpus=max(os.cpu_count() or 1, *runner_counts),
-        include_dashboard=False,
-        log_to_driver=False,
-    )
+    variants = [BASELINE] * args.baseline + [NUMPY] * args.ablation + [OURS]
+    setups = [
+        (runners, 1 if variant == BASELINE else envs, variant)
+        for variant in variants
+        for runners in runner_counts
+        for envs in (env_counts[:1] if variant == BASELINE else env_counts)
+    ]
     rows = []
-    try:
-        for runners, envs, baseline in setups:
-            rate = rllib_rate(runners, envs, args.steps, baseline, args.seed)
+    with ray_session("", max(runner_counts)):
+        for runners, envs, name in setups:
+            rate = rllib_rate(runners, envs, args.steps, name, args.seed)
             overhead = runners / rate - 1 / own
-            name = "RLlib PettingZooEnv, RLlib defaults" if baseline else "gofish rllib_env"
             rows.append((name, runners, envs, rate, 1e6 * overhead))
             console.print(
                 f"{name}: {runners} runners x {envs} envs: {rate:,.0f} env steps/s "
                 f"(overhead {1e6 * overhead:.0f} us a step)"
             )
-    finally:
-        ray.shutdown()
     table = Table(title=f"RLlib sampling, {PLAYERS} players, self-play ({platform.node()})")
     for column in ("env", "EnvRunners", "envs per runner", "env steps/s", "RLlib us/step"):
         table.add_column(column, justify="right")

@@ -184,6 +184,15 @@ class PlayerMix:
         return self.current.act(turn)
 
 
+def choose_action(probabilities: np.ndarray, rng: np.random.Generator, deterministic: bool) -> int:
+    """An action from a policy's probabilities: the most likely (``deterministic``), or one
+    drawn with ``rng`` by inverse CDF (masked actions have probability 0: never drawn)."""
+    if deterministic:
+        return int(probabilities.argmax())
+    cumulative = np.cumsum(probabilities, dtype=np.float64)
+    return int(np.searchsorted(cumulative, rng.random() * cumulative[-1], "right"))
+
+
 def load_agent(
     path: str | Path, rules: Rules | None = None, deterministic: bool = False
 ) -> SeatPlayer:

@@ -5,6 +5,8 @@ before any work."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import ray
+import torch
 
 from gofish_env.aec_env import raw_env
 from gofish_env.agent_files import AgentFileError
@@ -209,3 +212,42 @@ def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
     assert f"--resume {folder}" in stdout
     modules = folder / rllib_train.CHECKPOINT / "learner_group" / "learner" / "rl_module"
     assert (modules / LEARNER).is_dir()
+
+
+def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, request):
+    args = [*TINY, "--iterations", "2", "--env-runners", "2", "--envs-per-runner", "4"]
+    folders = []
+    for name, busy in (("quiet", False), ("busy", True)):
+        if busy:
+            request.getfixturevalue("busy_cores")
+        subprocess.run(
+            command(*args, "--out", str(tmp_path / name)),
+            check=True,
+            capture_output=True,
+            timeout=600,
+            cwd=ROOT,
+            env={key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"},
+        )
+        folders.append(run_folder(tmp_path / name))
+    quiet, busy = (load_module(folder / "module").state_dict() for folder in folders)
+    assert quiet.keys() == busy.keys()
+    assert all(torch.equal(quiet[key], busy[key]) for key in quiet)
+    metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
+    losses = [[row.split(",")[8:] for row in rows[1:]] for rows in metrics]
+    assert losses[0] == losses[1]
+
+
+def test_the_docs_example_builds_an_algorithm_that_samples():
+    text = (ROOT / "docs" / "rllib.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    namespace: dict = {}
+    exec(compile(code, "docs/rllib.md", "exec"), namespace)
+    algorithm = namespace["algorithm"]
+    try:
+        counts = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: sum(episode.env_steps() for episode in runner.sample(num_timesteps=64)),
+            local_env_runner=False,
+        )
+        assert len(counts) == 2 and min(counts) >= 64
+    finally:
+        algorithm.stop()

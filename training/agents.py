@@ -19,7 +19,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.agent_files import AgentFileError, read_agent_rules
-from gofish_env.players import Turn
+from gofish_env.players import Turn, choose_action
 
 
 class MaskablePPOPlayer:
@@ -43,11 +43,7 @@ class MaskablePPOPlayer:
         with torch.no_grad():
             distribution = policy.get_distribution(observation, turn.action_mask[None])
         probs = distribution.distribution.probs[0].numpy()
-        if self.deterministic:
-            return int(probs.argmax())
-        # Inverse CDF: masked actions have probability 0, so they are never drawn.
-        cumulative = np.cumsum(probs, dtype=np.float64)
-        return int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], "right"))
+        return choose_action(probs, self.rng, self.deterministic)
 
 
 @lru_cache(maxsize=16)

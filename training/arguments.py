@@ -4,7 +4,11 @@ as CleanRL's ``Args`` are (``gofish-train`` and ``gofish-rllib-train`` use it)."
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import shlex
+import sys
+from pathlib import Path
 
 
 def dataclass_parser(
@@ -33,3 +37,12 @@ def dataclass_parser(
             kind = {"int": int, "float": float, "str": str}[arg.type]
             parser.add_argument(flag, type=kind, default=default, help=arg.metadata["help"])
     return parser
+
+
+def resume_command(module: str, folder: Path) -> str:
+    """The command that goes on with the run in ``folder``: ``python -m MODULE --resume``,
+    with this Python as a path typed from here (the project's venv)."""
+    python = Path(sys.executable)
+    with contextlib.suppress(ValueError):
+        python = python.relative_to(Path.cwd())
+    return f"{shlex.quote(str(python))} -m {module} --resume {shlex.quote(str(folder))}"

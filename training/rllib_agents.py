@@ -27,7 +27,7 @@ from gofish_env.agent_files import (
     read_agent_rules,
     write_agent_rules,
 )
-from gofish_env.players import Turn
+from gofish_env.players import Turn, choose_action
 from gofish_env.rules import Rules
 from gofish_training.rllib_module import ACTION_MASK, OBSERVATION
 
@@ -58,11 +58,7 @@ class RLModulePlayer:
 
     def act(self, turn: Turn) -> int:
         probs = self.probabilities(turn.observation, turn.action_mask)
-        if self.deterministic:
-            return int(probs.argmax())
-        # Inverse CDF: masked actions have probability 0, so they are never drawn.
-        cumulative = np.cumsum(probs, dtype=np.float64)
-        return int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], "right"))
+        return choose_action(probs, self.rng, self.deterministic)
 
 
 def export_module(module: RLModule, folder: Path, rules: Rules) -> Path:

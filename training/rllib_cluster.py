@@ -2,7 +2,9 @@
 
 - ``""`` (default): start Ray here, for this program only, with as many logical CPUs as
   the machine has (at least one per EnvRunner, so a request for more runners than cores
-  shares the cores instead of waiting forever for a free one).
+  shares the cores instead of waiting forever for a free one), and its workers at the
+  program's own priority (Ray's default is nice 15: on a busy machine the EnvRunners would
+  crawl; ``RAY_worker_niceness`` set in the environment wins).
 - ``"auto"``: join the cluster started on this machine with ``ray start --head``.
 - ``"HOST:PORT"``: join the cluster whose head is there (``ray start --head`` prints it).
 - ``"ray://HOST:PORT"``: connect through Ray Client (the head's client port, 10001).
@@ -76,6 +78,9 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
     try:
         if address == "":
             cpus = max(os.cpu_count() or 1, int(env_runners * cpus_per_runner + 0.999))
+            # Ray starts its workers at nice 15: beside other programs the EnvRunners would
+            # get a sliver of the cores while the learner (this process) gets its share.
+            os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
         else:
             ray.init(address=address, **quiet)

@@ -18,11 +18,11 @@ resumes the run; so does a crash, from the last checkpoint.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import json
-import shlex
+import math
+import os
 import sys
 import time
 import traceback
@@ -37,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from gofish_env.cli import check_count, check_cpu_levels, parse_list, rules_or_error
 from gofish_env.rewards import RewardScheme
+from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import StopRequests
 from gofish_training.evaluate import evaluate, results_json, results_table
@@ -63,7 +64,7 @@ class Args:
         default=0,
         metadata={"help": "seats the learner holds each game (0: all with selfplay, else 1)"},
     )
-    iterations: int = field(default=50, metadata={"help": "training iterations to run"})
+    iterations: int = field(default=80, metadata={"help": "training iterations to run"})
     env_runners: int = field(default=2, metadata={"help": "EnvRunner actors that sample"})
     envs_per_runner: int = field(
         default=16, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
@@ -251,6 +252,9 @@ def build_config(run: Run):
             # step of a sample() call: quadratic in the episodes per call (short card games
             # make many). Lists are what the learner connectors take anyway.
             episodes_to_numpy=False,
+            # RLlib drops samples that take over 60 s: on a busy machine an iteration would
+            # then train on nothing. A runner that dies still fails the iteration.
+            sample_timeout_s=None,
         )
         .multi_agent(**setup.multi_agent_kwargs())
         .rl_module(rl_module_spec=setup.module_spec({"hidden": hidden_sizes(args)}))
@@ -288,6 +292,11 @@ def learner_player(algorithm: Any, module_spec: Any) -> RLModulePlayer:
     return RLModulePlayer(module, deterministic=True)
 
 
+def count(value: Any) -> int:
+    """An RLlib counter as an int (RLlib reports NaN for what an iteration did not see)."""
+    return 0 if value is None or math.isnan(value) else int(value)
+
+
 class MetricsLog:
     """One row per iteration in ``metrics.csv``, the same scalars in TensorBoard."""
 
@@ -323,8 +332,8 @@ class MetricsLog:
         timers = result.get("timers", {})
         return {
             "iteration": result["training_iteration"],
-            "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-            "env_steps_sampled": int(runners.get("num_env_steps_sampled", 0)),
+            "env_steps": count(runners.get("num_env_steps_sampled_lifetime")),
+            "env_steps_sampled": count(runners.get("num_env_steps_sampled")),
             "iteration_seconds": round(seconds, 3),
             "sample_seconds": round(timers.get("env_runner_sampling_timer", float("nan")), 3),
             "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(
@@ -385,11 +394,7 @@ def _remove_tree(path: Path) -> None:
 
 
 def resume_command(folder: Path) -> str:
-    python = Path(sys.executable)
-    with contextlib.suppress(ValueError):
-        python = python.relative_to(Path.cwd())
-    module = "gofish_training.rllib_train"
-    return f"{shlex.quote(str(python))} -m {module} --resume {shlex.quote(str(folder))}"
+    return arguments.resume_command("gofish_training.rllib_train", folder)
 
 
 def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, console: Console) -> None:
@@ -427,7 +432,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
                 if state["iteration"] % args.checkpoint_every == 0:
                     save_checkpoint(run, algorithm)
                 status = (
-                    f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s  "
+                    f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s (all in)  "
                     f"learner return {row['learner_return_mean']:.2f}"
                 )
                 progress.update(task, completed=state["iteration"], status=status)
@@ -478,7 +483,12 @@ def final_report(run: Run, algorithm: Any, module_spec: Any, console: Console) -
         "history": state["history"],
     }
     (run.folder / "evaluation.json").write_text(json.dumps(report, indent=2))
-    plot = plot_learning_curve(state["history"], run.folder / "learning_curve.png", run.folder.name)
+    plot = plot_learning_curve(
+        state["history"],
+        run.folder / "learning_curve.png",
+        run.folder.name,
+        steps="env steps sampled by RLlib",
+    )
     state["status"] = "finished"
     write_state(run)
     console.print(
@@ -536,7 +546,13 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def cli() -> None:
-    """The ``gofish-rllib-train`` command."""
+    """The ``gofish-rllib-train`` command. It runs with a fixed ``PYTHONHASHSEED`` (starting
+    itself again with one if none is set): RLlib orders a train batch's samples by sets of
+    agent ids, whose order follows Python's per-process string hashing, so without it the
+    same seed would train a different network each run. Ray's local workers inherit it."""
+    if "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]])
     main()
 
 

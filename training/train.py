@@ -20,7 +20,6 @@ import dataclasses
 import json
 import multiprocessing
 import random
-import shlex
 import signal
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
+from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import (
     RunState,
@@ -354,12 +354,7 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
 
 
 def resume_command(folder: Path) -> str:
-    python = Path(sys.executable)
-    with contextlib.suppress(ValueError):  # the project's venv, as a path typed from here
-        python = python.relative_to(Path.cwd())
-    return (
-        f"{shlex.quote(str(python))} -m gofish_training.train --resume {shlex.quote(str(folder))}"
-    )
+    return arguments.resume_command("gofish_training.train", folder)
 
 
 class EvaluationCallback(BaseCallback):
