@@ -67,7 +67,7 @@ class Args:
     iterations: int = field(default=80, metadata={"help": "training iterations to run"})
     env_runners: int = field(default=2, metadata={"help": "EnvRunner actors that sample"})
     envs_per_runner: int = field(
-        default=16, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
+        default=32, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
     )
     address: str = field(
         default="",
