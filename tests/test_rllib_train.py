@@ -80,9 +80,10 @@ def turns(players: int, count: int) -> list:
     return found
 
 
-@pytest.mark.parametrize("runners", [1, 2])
-def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, capsys):
-    report = rllib_train.main([*TINY, "--env-runners", str(runners), "--out", str(tmp_path)])
+@pytest.mark.parametrize(("runners", "learners"), [(1, 0), (2, 1)])
+def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, learners, capsys):
+    args = [*TINY, "--env-runners", str(runners), "--learners", str(learners)]
+    report = rllib_train.main([*args, "--out", str(tmp_path)])
     folder = run_folder(tmp_path)
     rows = (folder / "metrics.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("1,")
@@ -154,6 +155,7 @@ def command(*args: str) -> list[str]:
         (["--opponents", "easy", "--learner-seats", "4"], "--learner-seats: got 4"),
         (["--address", "nowhere"], "--address: got 'nowhere'; allowed"),
         (["--minibatch", "99999"], "--minibatch: got 99999"),
+        (["--learners", "-1"], "--learners: got -1"),
         (["--eval-cpus", "easy,grandmaster"], "--eval-cpus: unknown CPU level"),
     ],
 )

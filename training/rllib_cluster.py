@@ -1,10 +1,10 @@
 """Where RLlib runs: a local Ray on this machine (the default), or a running cluster.
 
 - ``""`` (default): start Ray here, for this program only, with as many logical CPUs as
-  the machine has (at least one per EnvRunner, so a request for more runners than cores
-  shares the cores instead of waiting forever for a free one), and its workers at the
-  program's own priority (Ray's default is nice 15: on a busy machine the EnvRunners would
-  crawl; ``RAY_worker_niceness`` set in the environment wins).
+  the machine has (at least one per EnvRunner and Learner actor, so a request for more
+  actors than cores shares the cores instead of waiting forever for a free one), and its
+  workers at the program's own priority (Ray's default is nice 15: on a busy machine the
+  EnvRunners would crawl; ``RAY_worker_niceness`` set in the environment wins).
 - ``"auto"``: join the cluster started on this machine with ``ray start --head``.
 - ``"HOST:PORT"``: join the cluster whose head is there (``ray start --head`` prints it).
 - ``"ray://HOST:PORT"``: connect through Ray Client (the head's client port, 10001).
@@ -17,9 +17,9 @@ ignores the token).
 
 An address that nothing answers fails within ``CONNECT_TIMEOUT`` seconds, with a message:
 Ray itself waits 30 s (Ray Client) or minutes (a GCS address) before giving up. A cluster
-with fewer CPUs than the EnvRunners ask for is refused before any actor is created, since
-Ray would wait for them forever. A Ray already started in this process (a notebook's, a
-test's) is used as it is, and left running.
+with fewer CPUs than the EnvRunners and Learners ask for is refused before any actor is
+created, since Ray would wait for them forever. A Ray already started in this process (a
+notebook's, a test's) is used as it is, and left running.
 """
 
 from __future__ import annotations
