@@ -55,7 +55,7 @@ TINY = [
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
     """One Ray for the in-process runs of this module (rllib_train reuses it)."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)  # 2 runners, 1 learner
     yield
     ray.shutdown()
 
