@@ -253,3 +253,22 @@ def test_the_docs_example_builds_an_algorithm_that_samples():
         assert len(counts) == 2 and min(counts) >= 64
     finally:
         algorithm.stop()
+
+
+def test_rllib_sampling_never_asks_illegally_exploring_or_not():
+    # The env raises IllegalAsk on an illegal ask: any illegal action RLlib's own sampling
+    # path (connectors, its Categorical over the module's logits) chose would fail here.
+    args = rllib_train.Args(env_runners=1, envs_per_runner=8, hidden="32")
+    run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({}), Path("unused"))
+    config = rllib_train.build_config(run)
+    config = config.environment(
+        env_config={**config.env_config, "illegal_action": "raise"},
+        disable_env_checking=True,  # RLlib's pre-check asks at random, unmasked
+    )
+    algorithm = config.env_runners(num_env_runners=0).build_algo()
+    try:
+        for explore in (True, False):
+            episodes = algorithm.env_runner.sample(num_timesteps=3000, explore=explore)
+            assert sum(episode.env_steps() for episode in episodes) >= 3000
+    finally:
+        algorithm.stop()
