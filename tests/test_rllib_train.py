@@ -266,9 +266,12 @@ def test_rllib_sampling_never_asks_illegally_exploring_or_not():
         disable_env_checking=True,  # RLlib's pre-check asks at random, unmasked
     )
     algorithm = config.env_runners(num_env_runners=0).build_algo()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the program runs its runners: batches of 8 observations
     try:
         for explore in (True, False):
             episodes = algorithm.env_runner.sample(num_timesteps=3000, explore=explore)
             assert sum(episode.env_steps() for episode in episodes) >= 3000
     finally:
+        torch.set_num_threads(threads)
         algorithm.stop()
