@@ -1,11 +1,16 @@
-"""What table a saved agent was trained for, kept inside its model file.
+"""What table a saved agent was trained for, kept with the agent.
 
-A saved agent (an SB3 ``.zip``) only fits tables whose observation and actions have the layout
-it was trained on, so the rules it was trained under travel with it: ``write_agent_rules``
-adds a small ``gofish_env.json`` entry to the zip after SB3 has written it. Older zips carry
-no such entry; their run folder's ``args.json`` (``runs/NAME/model.zip``,
-``runs/NAME/checkpoints/model_X.zip`` or ``runs/NAME/snapshots/snapshot_X.zip``) says the
-same. Only ``zipfile`` and ``json`` are used here: nothing of SB3 or torch.
+A saved agent only fits tables whose observation and actions have the layout it was trained
+on, so the rules it was trained under travel with it in a small ``gofish_env.json``:
+
+- an SB3 agent is a ``.zip``; ``write_agent_rules`` adds the entry to the zip after SB3 has
+  written it. Older zips carry no such entry; their run folder's ``args.json``
+  (``runs/NAME/model.zip``, ``runs/NAME/checkpoints/model_X.zip`` or
+  ``runs/NAME/snapshots/snapshot_X.zip``) says the same;
+- an RLlib module exported by ``gofish-rllib-train`` is a folder
+  (``runs/NAME/module``); the file sits in it.
+
+Only ``zipfile`` and ``json`` are used here: nothing of SB3, RLlib or torch.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ class AgentFileError(ValueError):
 
 
 def write_agent_rules(path: str | Path, rules: Rules) -> None:
-    """Record ``rules`` inside the saved model zip at ``path``."""
+    """Record ``rules`` with the saved agent at ``path``: inside a model zip, or in a folder."""
+    record = json.dumps({"rules": dataclasses.asdict(rules)})
+    if Path(path).is_dir():
+        (Path(path) / METADATA_ENTRY).write_text(record)
+        return
     with zipfile.ZipFile(path, "a") as archive:
-        archive.writestr(METADATA_ENTRY, json.dumps({"rules": dataclasses.asdict(rules)}))
+        archive.writestr(METADATA_ENTRY, record)
 
 
 def read_agent_rules(path: str | Path) -> Rules | None:
@@ -36,6 +45,8 @@ def read_agent_rules(path: str | Path) -> Rules | None:
     folder's ``args.json``; ``None`` if neither says. Raises ``AgentFileError`` for a
     missing or corrupt file."""
     path = Path(path)
+    if path.is_dir():
+        return _folder_rules(path)
     if not path.is_file():
         raise AgentFileError(f"model file not found: {path}")
     try:
@@ -56,6 +67,16 @@ def read_agent_rules(path: str | Path) -> Rules | None:
             except (OSError, ValueError, KeyError, TypeError):
                 return None
     return None
+
+
+def _folder_rules(folder: Path) -> Rules:
+    metadata = folder / METADATA_ENTRY
+    if not metadata.is_file():
+        raise AgentFileError(f"not a saved agent (a folder with no {METADATA_ENTRY}): {folder}")
+    try:
+        return Rules(**json.loads(metadata.read_text())["rules"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise AgentFileError(f"cannot read {metadata}: {error}") from None
 
 
 def check_agent_rules(path: str | Path, rules: Rules) -> None:

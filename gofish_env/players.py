@@ -4,9 +4,10 @@ the players made from specs.
 A player spec is one of:
 - a CPU level name (``"random"``, ``"easy"``, ... ``gofish_env.cpus.CPU_LEVELS``), or a CPU
   object with ``choose(view)``: it decides from the seat's ``PlayerView`` only;
-- ``"model:path/to/agent.zip"``: a saved agent, loaded by the installed agent loader (the
-  ``train`` extra provides one for sb3-contrib's MaskablePPO), or a loaded model with
-  ``predict``: it sees the seat's observation and action mask;
+- ``"model:path/to/agent.zip"`` or ``"model:runs/NAME/module"``: a saved agent, loaded by
+  the installed agent loader for its kind (the ``train`` extra's for sb3-contrib's
+  MaskablePPO zips, the ``rllib`` extra's for modules exported by ``gofish-rllib-train``),
+  or a loaded model with ``predict``: it sees the seat's observation and action mask;
 - ``"mix:random,easy,model:snap.zip"``: each game one member of the list, drawn at random;
 - any callable ``(observation, action_mask) -> action``;
 - a ``SeatPlayer`` itself.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import inspect
 import random
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -31,6 +32,7 @@ from gofish_env.actions import ActionCodec
 from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import PlayerView
+from gofish_env.observation import encode
 from gofish_env.rules import Rules
 
 MODEL_PREFIX = "model:"
@@ -80,6 +82,21 @@ class Turn:
     def to_action(self, target: int, wanted: int) -> int:
         """The action of this seat that asks ``target`` for ``wanted``."""
         return self.codec.to_action(self.seat, target, wanted)
+
+
+def tracked_turn(tracker: Any, codec: ActionCodec, layout: Any, seat: int) -> Turn:
+    """The seat's ``Turn`` at a game followed by a ``KnowledgeTracker``: its view, and the
+    observation and mask the environments would give it (``layout``: an
+    ``ObservationLayout``), made only if the player reads them."""
+
+    def observe() -> dict:
+        view = tracker.view(seat)
+        return {
+            "observation": encode(view, layout),
+            "action_mask": codec.mask(seat, view.legal_asks),
+        }
+
+    return Turn(seat, codec, partial(tracker.view, seat), observe)
 
 
 @runtime_checkable
@@ -167,6 +184,15 @@ class PlayerMix:
         return self.current.act(turn)
 
 
+def choose_action(probabilities: np.ndarray, rng: np.random.Generator, deterministic: bool) -> int:
+    """An action from a policy's probabilities: the most likely (``deterministic``), or one
+    drawn with ``rng`` by inverse CDF (masked actions have probability 0: never drawn)."""
+    if deterministic:
+        return int(probabilities.argmax())
+    cumulative = np.cumsum(probabilities, dtype=np.float64)
+    return int(np.searchsorted(cumulative, rng.random() * cumulative[-1], "right"))
+
+
 def load_agent(
     path: str | Path, rules: Rules | None = None, deterministic: bool = False
 ) -> SeatPlayer:
@@ -176,12 +202,16 @@ def load_agent(
     ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
     if rules is not None:
         check_agent_rules(path, rules)
-    loaders = _agent_loaders()
+    loaders = [loader for loader in _agent_loaders() if loader.handles(str(path))]
     if not loaders:
         read_agent_rules(path)  # a missing or corrupt file says so first
+        if Path(path).is_dir():
+            kind, extra = "exported RLlib modules (folders)", "rllib"
+        else:
+            kind, extra = "saved agents", "train"
         raise AgentFileError(
-            f"cannot load {path}: no agent loader is installed; saved agents need the "
-            f"train extra (pip install 'gofish-env[train]')"
+            f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
+            f"extra (pip install 'gofish-env[{extra}]')"
         )
     return loaders[0].load_agent(str(path), deterministic)
 
@@ -189,8 +219,10 @@ def load_agent(
 @lru_cache(maxsize=1)
 def _agent_loaders() -> tuple[Any, ...]:
     """The agent loaders installed packages provide, by name (entry-point group
-    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``).
-    A loader is a module with ``load_agent(path, deterministic) -> SeatPlayer`` and
+    ``gofish_env.agent_loaders``; the ``train`` extra's is ``gofish_training.agents``, for
+    SB3 zips, the ``rllib`` extra's ``gofish_training.rllib_agents``, for exported RLlib
+    modules). A loader is a module with ``handles(path) -> bool`` (whether the saved agent
+    at ``path`` is its kind), ``load_agent(path, deterministic) -> SeatPlayer`` and
     ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
     model). So this package imports nothing of the training side."""
     loaders = []
@@ -231,6 +263,20 @@ def check_player_spec(spec: str, rules: Rules | None = None) -> None:
         raise ValueError(
             f"unknown CPU level {spec!r}; allowed: {', '.join(CPU_LEVELS)}, or model:PATH.zip"
         )
+
+
+def player_label(spec: Any) -> str:
+    """A short name for a player spec, for seat labels: ``"hard CPU"``, ``"model NAME"``
+    (from ``model:runs/NAME.zip``), ``"mix"``, or the name of an object's type."""
+    if isinstance(spec, str):
+        if spec.startswith(MODEL_PREFIX):
+            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem
+        if spec.startswith(MIX_PREFIX):
+            return "mix of " + spec[len(MIX_PREFIX) :].replace(",", ", ")
+        return f"{spec} CPU"
+    if hasattr(spec, "choose"):
+        return str(getattr(spec, "name", "") or type(spec).__name__)
+    return getattr(spec, "__name__", type(spec).__name__)
 
 
 def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = False) -> SeatPlayer:

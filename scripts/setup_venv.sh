@@ -10,7 +10,7 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-if [[ "$extras" == *train* || "$extras" == *ecosystem* ]]; then
+if [[ "$extras" == *train* || "$extras" == *ecosystem* || "$extras" == *rllib* ]]; then
     "$venv/bin/python" -m pip install --quiet "torch==2.13.0"
 fi
 "$venv/bin/python" -m pip install --quiet -e ".${extras:+[$extras]}"

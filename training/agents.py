@@ -12,13 +12,14 @@ A loaded model is kept once per path in a process and shared by the players made
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.agent_files import AgentFileError, read_agent_rules
-from gofish_env.players import Turn
+from gofish_env.players import Turn, choose_action
 
 
 class MaskablePPOPlayer:
@@ -42,11 +43,7 @@ class MaskablePPOPlayer:
         with torch.no_grad():
             distribution = policy.get_distribution(observation, turn.action_mask[None])
         probs = distribution.distribution.probs[0].numpy()
-        if self.deterministic:
-            return int(probs.argmax())
-        # Inverse CDF: masked actions have probability 0, so they are never drawn.
-        cumulative = np.cumsum(probs, dtype=np.float64)
-        return int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], "right"))
+        return choose_action(probs, self.rng, self.deterministic)
 
 
 @lru_cache(maxsize=16)
@@ -62,6 +59,11 @@ def load_model(path: str) -> MaskablePPO:
         raise AgentFileError(
             f"cannot load model file {path}: {type(error).__name__}: {first_line}"
         ) from error
+
+
+def handles(path: str) -> bool:
+    """Saved SB3 agents are files (zips); folders are other loaders' kind."""
+    return not Path(path).is_dir()
 
 
 def load_agent(path: str, deterministic: bool = False) -> MaskablePPOPlayer:

@@ -10,9 +10,12 @@ matplotlib.use("Agg")  # files only; no screen needed
 import matplotlib.pyplot as plt
 
 
-def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Path:
+def plot_learning_curve(
+    history: list[dict], path: Path, title: str = "", steps: str = "training steps"
+) -> Path:
     """Plot ``history`` (entries ``{"timesteps", "results": [LevelResult as dict]}``) with
-    each level's 95% interval as a band and the fair share as a dashed line."""
+    each level's 95% interval as a band and the fair share as a dashed line; ``steps``
+    names the x axis."""
     figure, axes = plt.subplots(figsize=(8, 5))
     levels = [result["cpu"] for result in history[0]["results"]] if history else []
     for level in levels:
@@ -29,7 +32,7 @@ def plot_learning_curve(history: list[dict], path: Path, title: str = "") -> Pat
     if history:
         fair = history[0]["results"][0]["fair_share"]
         axes.axhline(fair, color="grey", linestyle="--", label=f"fair share {fair:.2f}")
-    axes.set_xlabel("training steps")
+    axes.set_xlabel(steps)
     axes.set_ylabel("win rate (95% interval)")
     axes.set_ylim(0, 1)
     axes.set_title(title or "Learning curve")

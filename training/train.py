@@ -20,7 +20,6 @@ import dataclasses
 import json
 import multiprocessing
 import random
-import shlex
 import signal
 import sys
 import tempfile
@@ -41,6 +40,8 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.rules import Rules
+from gofish_training import arguments
+from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import (
     RunState,
     StopRequests,
@@ -188,26 +189,7 @@ AT_LEAST_ONE = (
 def build_parser(suppress_defaults: bool = False) -> argparse.ArgumentParser:
     """One flag per ``Args`` field; with ``suppress_defaults`` only the flags given appear
     in the result (which arguments a resume overrides)."""
-    parser = argparse.ArgumentParser(
-        prog="gofish-train",
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-        argument_default=argparse.SUPPRESS if suppress_defaults else None,
-    )
-    for arg in dataclasses.fields(Args):
-        flag = f"--{arg.name.replace('_', '-')}"
-        default = argparse.SUPPRESS if suppress_defaults else arg.default
-        if arg.type == "bool":
-            parser.add_argument(
-                flag,
-                action=argparse.BooleanOptionalAction,
-                default=default,
-                help=arg.metadata["help"],
-            )
-        else:
-            kind = {"int": int, "float": float, "str": str}[arg.type]
-            parser.add_argument(flag, type=kind, default=default, help=arg.metadata["help"])
-    return parser
+    return dataclass_parser(Args, "gofish-train", __doc__.splitlines()[0], suppress_defaults)
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -374,12 +356,7 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
 
 
 def resume_command(folder: Path) -> str:
-    python = Path(sys.executable)
-    with contextlib.suppress(ValueError):  # the project's venv, as a path typed from here
-        python = python.relative_to(Path.cwd())
-    return (
-        f"{shlex.quote(str(python))} -m gofish_training.train --resume {shlex.quote(str(folder))}"
-    )
+    return arguments.resume_command("gofish_training.train", folder)
 
 
 class EvaluationCallback(BaseCallback):

@@ -1,0 +1,277 @@
+"""``gofish-rllib-train`` end to end on tiny budgets: iterations with one and two EnvRunners,
+checkpoints that restore to the same actions, resumes, Ctrl-C, and arguments refused
+before any work."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+import torch
+
+from gofish_env.aec_env import raw_env
+from gofish_env.agent_files import AgentFileError
+from gofish_env.players import make_player
+from gofish_env.rules import Rules
+from gofish_training import rllib_train
+from gofish_training.rllib_agents import RLModulePlayer, load_module
+from gofish_training.rllib_policies import LEARNER
+
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = [
+    "--iterations",
+    "1",
+    "--train-batch",
+    "400",
+    "--minibatch",
+    "100",
+    "--epochs",
+    "1",
+    "--hidden",
+    "32",
+    "--envs-per-runner",
+    "2",
+    "--eval-deals",
+    "1",
+    "--eval-cpus",
+    "random,easy",
+    "--final-deals",
+    "1",
+    "--no-progress",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """One Ray for the in-process runs of this module (rllib_train reuses it)."""
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)  # 2 runners, 1 learner
+    yield
+    ray.shutdown()
+
+
+def run_folder(out: Path) -> Path:
+    (folder,) = [path for path in out.iterdir() if path.is_dir()]
+    return folder
+
+
+def turns(players: int, count: int) -> list:
+    """Seat turns from random games, to compare players' choices on."""
+    env = raw_env(players=players)
+    rng = np.random.default_rng(0)
+    found = []
+    while len(found) < count:
+        env.reset(seed=len(found))
+        while not env.game.is_over and len(found) < count:
+            seat = env.game.current_player
+            turn = env.turn(seat)
+            found.append(turn)
+            env.step(int(rng.choice(np.flatnonzero(turn.action_mask))))
+    return found
+
+
+@pytest.mark.parametrize(("runners", "learners"), [(1, 0), (2, 1)])
+def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, learners, capsys):
+    args = [*TINY, "--env-runners", str(runners), "--learners", str(learners)]
+    report = rllib_train.main([*args, "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    rows = (folder / "metrics.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("1,")
+    assert int(rows[1].split(",")[2]) >= 400  # env steps sampled in the iteration
+    assert [level["cpu"] for level in report["final"]] == ["random", "easy"]
+    assert all(level["games"] == 4 for level in report["final"])  # 1 deal x 4 rotations
+    for name in ("checkpoint", "module", "evaluation.json", "learning_curve.png", "tensorboard"):
+        assert (folder / name).exists(), name
+    assert json.loads((folder / "state.json").read_text())["status"] == "finished"
+    assert "CPU level" in capsys.readouterr().out  # the win-rate table
+
+
+def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path):
+    rllib_train.main([*TINY, "--env-runners", "1", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    run = rllib_train.open_run(["--resume", str(folder)])
+    config = rllib_train.build_config(run)
+    spec = rllib_train.learner_spec(config, run.args)
+    trained = load_module(folder / "module", Rules(players=4))
+    with pytest.raises(AgentFileError, match="trained for 4 players"):
+        load_module(folder / "module", Rules(players=3))
+    algorithm = config.build_algo()
+    try:
+        algorithm.restore_from_path((folder / rllib_train.CHECKPOINT).resolve())
+        restored = rllib_train.learner_player(algorithm, spec)
+    finally:
+        algorithm.stop()
+    exported = RLModulePlayer(trained)
+    loaded = make_player(f"model:{folder / 'module'}", Rules(players=4), deterministic=True)
+    assert isinstance(loaded, RLModulePlayer)  # an exported module is a saved agent
+    fresh = RLModulePlayer(spec.build())
+    differs = False
+    for turn in turns(4, 200):
+        want = exported.probabilities(turn.observation, turn.action_mask)
+        got = restored.probabilities(turn.observation, turn.action_mask)
+        np.testing.assert_allclose(got, want, rtol=0, atol=0)
+        assert restored.act(turn) == exported.act(turn) == loaded.act(turn)
+        differs |= fresh.act(turn) != exported.act(turn)
+    assert differs  # an untrained network would choose otherwise: the weights came back
+    samplers = [RLModulePlayer(module, deterministic=False) for module in (trained, trained)]
+    for sampler in samplers:
+        sampler.reset(7)
+    assert [samplers[0].act(t) for t in turns(4, 50)] == [samplers[1].act(t) for t in turns(4, 50)]
+
+
+def test_a_resumed_run_goes_on_to_its_new_budget(tmp_path):
+    args = [*TINY, "--env-runners", "1", "--out", str(tmp_path), "--final-deals", "1"]
+    rllib_train.main(args)
+    folder = run_folder(tmp_path)
+    state = json.loads((folder / "state.json").read_text())
+    state["status"] = "training"  # as a stopped run leaves it
+    (folder / "state.json").write_text(json.dumps(state))
+    rllib_train.main(["--resume", str(folder), "--iterations", "2", "--no-progress"])
+    rows = (folder / "metrics.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["1", "2"]
+    # RLlib's lifetime step count went on from the checkpoint, not from zero.
+    assert int(rows[1].split(",")[1]) > int(rows[0].split(",")[1])
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "gofish_training.rllib_train", *args]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--env-runners", "0"], "--env-runners: got 0; allowed: an integer >= 1"),
+        (["--opponents", "grandmaster"], "--opponents: unknown opponent 'grandmaster'"),
+        (["--opponents", "easy", "--learner-seats", "4"], "--learner-seats: got 4"),
+        (["--address", "nowhere"], "--address: got 'nowhere'; allowed"),
+        (["--minibatch", "99999"], "--minibatch: got 99999"),
+        (["--learners", "-1"], "--learners: got -1"),
+        (["--eval-cpus", "easy,grandmaster"], "--eval-cpus: unknown CPU level"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_work(tmp_path, args, message):
+    result = subprocess.run(
+        command(*args, "--out", str(tmp_path)), capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not any(tmp_path.iterdir())  # no run folder made
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:9", "ray://127.0.0.1:9"])
+def test_an_unreachable_cluster_fails_fast_with_a_message(tmp_path, address):
+    start = time.perf_counter()
+    result = subprocess.run(
+        command(*TINY, "--address", address, "--out", str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert f"--address {address}: nothing answers at 127.0.0.1:9" in result.stdout
+    assert time.perf_counter() - start < 60  # Ray alone waits 30 s to minutes
+
+
+def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
+    args = [*TINY, "--iterations", "500", "--checkpoint-every", "100", "--env-runners", "1"]
+    process = subprocess.Popen(
+        command(*args, "--out", str(tmp_path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            metrics = list(tmp_path.glob("*/metrics.csv"))
+            if metrics and len(metrics[0].read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("no iteration finished in time")
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    folder = run_folder(tmp_path)
+    state = json.loads((folder / "state.json").read_text())
+    assert state["status"] == "training" and state["iteration"] >= 2
+    assert (folder / rllib_train.CHECKPOINT).is_dir()
+    assert f"--resume {folder}" in stdout
+    modules = folder / rllib_train.CHECKPOINT / "learner_group" / "learner" / "rl_module"
+    assert (modules / LEARNER).is_dir()
+
+
+def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, request):
+    args = [*TINY, "--iterations", "2", "--env-runners", "2", "--envs-per-runner", "4"]
+    folders = []
+    for name, busy in (("quiet", False), ("busy", True)):
+        if busy:
+            request.getfixturevalue("busy_cores")
+        subprocess.run(
+            command(*args, "--out", str(tmp_path / name)),
+            check=True,
+            capture_output=True,
+            timeout=600,
+            cwd=ROOT,
+            env={key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"},
+        )
+        folders.append(run_folder(tmp_path / name))
+    quiet, busy = (load_module(folder / "module").state_dict() for folder in folders)
+    assert quiet.keys() == busy.keys()
+    assert all(torch.equal(quiet[key], busy[key]) for key in quiet)
+    metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
+    losses = [[row.split(",")[8:] for row in rows[1:]] for rows in metrics]
+    assert losses[0] == losses[1]
+
+
+def test_the_docs_example_builds_an_algorithm_that_samples():
+    text = (ROOT / "docs" / "rllib.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    namespace: dict = {}
+    exec(compile(code, "docs/rllib.md", "exec"), namespace)
+    algorithm = namespace["algorithm"]
+    try:
+        counts = algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: sum(episode.env_steps() for episode in runner.sample(num_timesteps=64)),
+            local_env_runner=False,
+        )
+        assert len(counts) == 2 and min(counts) >= 64
+    finally:
+        algorithm.stop()
+
+
+def test_rllib_sampling_never_asks_illegally_exploring_or_not():
+    # The env raises IllegalAsk on an illegal ask: any illegal action RLlib's own sampling
+    # path (connectors, its Categorical over the module's logits) chose would fail here.
+    args = rllib_train.Args(env_runners=1, envs_per_runner=8, hidden="32")
+    run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({}), Path("unused"))
+    config = rllib_train.build_config(run)
+    config = config.environment(
+        env_config={**config.env_config, "illegal_action": "raise"},
+        disable_env_checking=True,  # RLlib's pre-check asks at random, unmasked
+    )
+    algorithm = config.env_runners(num_env_runners=0).build_algo()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the program runs its runners: batches of 8 observations
+    try:
+        for explore in (True, False):
+            episodes = algorithm.env_runner.sample(num_timesteps=3000, explore=explore)
+            assert sum(episode.env_steps() for episode in episodes) >= 3000
+    finally:
+        torch.set_num_threads(threads)
+        algorithm.stop()

@@ -1,0 +1,125 @@
+"""Who plays which seat in RLlib: the modules, the agent-to-module mapping, and the frozen
+snapshots of the learner.
+
+    setup = PolicySetup(OpponentPlan.parse("mix:easy,snapshot"), snapshot_pool=3)
+    config.multi_agent(**setup.multi_agent_kwargs()).rl_module(
+        rl_module_spec=setup.module_spec(model_config={"hidden": [256, 256]}))
+    config.callbacks(setup.callbacks(snapshot_every=5))
+
+- ``learner_S`` agents (``gofish_training.rllib_env``) map to ``"learner"``, the one
+  learning module: with self-play it plays every seat (one shared policy).
+- ``snapshot_S`` agents map to ``"snapshot_0"`` .. ``"snapshot_{K-1}"``: frozen copies of
+  the learner that are never trained (``policies_to_train`` is the learner alone). Which
+  copy a seat gets is a hash of the episode and the agent, so it is fixed for the game.
+  They start as copies of the new learner; every ``snapshot_every`` iterations the oldest
+  slot takes the learner's current weights (``SnapshotCallback``). The slots' weights are
+  part of the algorithm's state, so checkpoints keep them.
+- The scripted CPUs are not modules: the env plays them.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from gofish_training.rllib_env import LEARNER, SNAPSHOT, OpponentPlan, role_of
+from gofish_training.rllib_module import MaskedActorCritic
+
+WIN_SHARE = "learner_win_share"
+
+
+def snapshot_module(slot: int) -> str:
+    return f"{SNAPSHOT}_{slot}"
+
+
+def map_agent(agent_id: str, episode: Any, snapshot_pool: int = 1, **kwargs) -> str:
+    """The module of an agent: the learner, or the snapshot slot this game gives the seat."""
+    if role_of(agent_id) == LEARNER:
+        return LEARNER
+    slot = zlib.crc32(f"{episode.id_}/{agent_id}".encode()) % snapshot_pool
+    return snapshot_module(slot)
+
+
+@dataclass(frozen=True)
+class PolicySetup:
+    """The modules and mapping for an ``OpponentPlan`` (see the module docstring)."""
+
+    plan: OpponentPlan
+    snapshot_pool: int = 3
+
+    def __post_init__(self) -> None:
+        pool = self.snapshot_pool
+        if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
+            raise ValueError(f"snapshot_pool: got {pool!r}; allowed: an integer >= 1")
+
+    @property
+    def module_ids(self) -> list[str]:
+        snapshots = self.snapshot_pool if self.plan.uses_snapshots else 0
+        return [LEARNER, *(snapshot_module(slot) for slot in range(snapshots))]
+
+    def module_spec(self, model_config: dict | None = None) -> MultiRLModuleSpec:
+        spec = RLModuleSpec(module_class=MaskedActorCritic, model_config=model_config or {})
+        return MultiRLModuleSpec(rl_module_specs=dict.fromkeys(self.module_ids, spec))
+
+    def multi_agent_kwargs(self) -> dict:
+        """Keyword arguments of ``AlgorithmConfig.multi_agent``."""
+        return {
+            "policies": set(self.module_ids),
+            "policy_mapping_fn": functools.partial(map_agent, snapshot_pool=self.snapshot_pool),
+            "policies_to_train": [LEARNER],
+        }
+
+    def callbacks(self, snapshot_every: int) -> list:
+        """The callbacks this setup needs: the learner's win share, and snapshots."""
+        callbacks: list = [WinShareCallback]
+        if self.plan.uses_snapshots:
+            callbacks.append(
+                functools.partial(SnapshotCallback, pool=self.snapshot_pool, every=snapshot_every)
+            )
+        return callbacks
+
+
+class WinShareCallback(RLlibCallback):
+    """Logs the learner's mean share of the win per seat it held (fair: 1 / players)."""
+
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        infos = episode.get_infos(-1)
+        shares = [
+            info["win_share"]
+            for agent, info in infos.items()
+            if role_of(agent) == LEARNER and "win_share" in info
+        ]
+        if shares and metrics_logger is not None:
+            metrics_logger.log_value(WIN_SHARE, sum(shares) / len(shares), window=200)
+
+
+class SnapshotCallback(RLlibCallback):
+    """Copies the learner into the snapshot slots: all of them at the start, then the
+    oldest every ``every`` iterations."""
+
+    def __init__(self, pool: int, every: int):
+        super().__init__()
+        self.pool = pool
+        self.every = every
+
+    def on_algorithm_init(self, *, algorithm, **kwargs) -> None:
+        if algorithm.iteration == 0:
+            copy_learner(algorithm, range(self.pool))
+
+    def on_train_result(self, *, algorithm, result, **kwargs) -> None:
+        iteration = algorithm.iteration
+        if iteration % self.every == 0:
+            copy_learner(algorithm, [(iteration // self.every - 1) % self.pool])
+
+
+def copy_learner(algorithm: Any, slots) -> None:
+    """Set snapshot ``slots`` to the learner's weights, in the learners and EnvRunners."""
+    state = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+    modules = {snapshot_module(slot): state for slot in slots}
+    algorithm.set_state({"learner_group": {"learner": {"rl_module": modules}}})

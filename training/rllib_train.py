@@ -1,0 +1,571 @@
+"""Train Go Fish agents with Ray RLlib (PPO, RLlib's current API stack), then measure them
+against the scripted CPUs.
+
+    python -m gofish_training.rllib_train --opponents selfplay --iterations 100
+    python -m gofish_training.rllib_train --opponents mix:easy,normal,snapshot --env-runners 4
+    python -m gofish_training.rllib_train --address auto       # join `ray start --head`
+    python -m gofish_training.rllib_train --resume runs/NAME   # go on after Ctrl-C or a crash
+
+Reads top to bottom: arguments (all checked before any work), the run folder (new, or an
+interrupted run's), Ray (local, or the cluster at --address), the algorithm (the env
+``gofish_training.rllib_env``, the masking module, who plays which seat), the training
+loop (metrics to CSV and TensorBoard, evaluations against the CPUs, checkpoints), and the
+final report: the learner's win-rate table from the project's evaluation harness
+(duplicate deals, 95% intervals), the learning curve, the exported module. Ctrl-C or
+SIGTERM finishes the iteration in progress, saves a checkpoint and prints the command that
+resumes the run; so does a crash, from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from gofish_env.cli import check_count, check_cpu_levels, parse_list, rules_or_error
+from gofish_env.rewards import RewardScheme
+from gofish_training import arguments
+from gofish_training.arguments import dataclass_parser
+from gofish_training.checkpoints import StopRequests
+from gofish_training.evaluate import evaluate, results_json, results_table
+from gofish_training.plots import plot_learning_curve
+from gofish_training.rllib_agents import RLModulePlayer, export_module
+from gofish_training.rllib_cluster import ClusterError, address_problem, ray_session
+from gofish_training.rllib_env import EnvSettings, GoFishMultiAgentEnv, register_env
+from gofish_training.rllib_policies import LEARNER, WIN_SHARE, PolicySetup
+
+
+@dataclass
+class Args:
+    players: int = field(default=4, metadata={"help": "seats at the table, 2..6"})
+    rules: str = field(default="table", metadata={"help": "rules preset"})
+    reward: str = field(default="catches", metadata={"help": "reward scheme of the env"})
+    opponents: str = field(
+        default="selfplay",
+        metadata={
+            "help": "selfplay (one shared policy plays every seat), a CPU level, snapshot "
+            "(frozen copies of the learner), or mix:A,B,... of CPU levels and snapshot"
+        },
+    )
+    learner_seats: int = field(
+        default=0,
+        metadata={"help": "seats the learner holds each game (0: all with selfplay, else 1)"},
+    )
+    iterations: int = field(default=80, metadata={"help": "training iterations to run"})
+    env_runners: int = field(default=2, metadata={"help": "EnvRunner actors that sample"})
+    envs_per_runner: int = field(
+        default=32, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
+    )
+    learners: int = field(
+        default=0,
+        metadata={
+            "help": "Learner actors, data parallel (one CPU each); 0: the learner runs in this "
+            "process"
+        },
+    )
+    address: str = field(
+        default="",
+        metadata={"help": "empty: a local Ray; auto, HOST:PORT or ray://HOST:PORT: a cluster"},
+    )
+    seed: int = field(default=0, metadata={"help": "seed of the games, the network and PPO"})
+    train_batch: int = field(default=8000, metadata={"help": "env steps per iteration"})
+    minibatch: int = field(default=512, metadata={"help": "PPO minibatch size"})
+    epochs: int = field(default=6, metadata={"help": "PPO epochs per iteration"})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
+    gamma: float = field(default=0.995, metadata={"help": "discount factor"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    clip_range: float = field(default=0.2, metadata={"help": "PPO clipping of the ratio"})
+    hidden: str = field(default="256,256", metadata={"help": "hidden layer sizes"})
+    snapshot_every: int = field(
+        default=5, metadata={"help": "iterations between snapshots of the learner"}
+    )
+    snapshot_pool: int = field(default=3, metadata={"help": "frozen snapshots kept"})
+    eval_every: int = field(default=10, metadata={"help": "iterations between evaluations"})
+    eval_deals: int = field(default=25, metadata={"help": "duplicate deals per CPU per eval"})
+    eval_cpus: str = field(
+        default="random,easy,normal,hard", metadata={"help": "CPU levels to evaluate against"}
+    )
+    final_deals: int = field(
+        default=150, metadata={"help": "duplicate deals per CPU in the final evaluation"}
+    )
+    checkpoint_every: int = field(default=5, metadata={"help": "iterations between checkpoints"})
+    out: str = field(default="runs", metadata={"help": "output folder"})
+    name: str = field(default="", metadata={"help": "run name (default: made from the args)"})
+    progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+    resume: str = field(default="", metadata={"help": "a run folder (OUT/NAME) to go on with"})
+
+
+# What a resumed run keeps: its table, its players and its network.
+FIXED_ON_RESUME = (
+    "players",
+    "rules",
+    "reward",
+    "opponents",
+    "learner_seats",
+    "hidden",
+    "snapshot_pool",
+    "seed",
+    "out",
+    "name",
+)
+AT_LEAST_ONE = (
+    "iterations",
+    "env_runners",
+    "envs_per_runner",
+    "epochs",
+    "snapshot_every",
+    "snapshot_pool",
+    "eval_every",
+    "eval_deals",
+    "final_deals",
+    "checkpoint_every",
+)
+CHECKPOINT = "checkpoint"
+STATE_FILE = "state.json"
+METRICS_FILE = "metrics.csv"
+
+
+def build_parser(suppress_defaults: bool = False):
+    return dataclass_parser(Args, "gofish-rllib-train", __doc__.splitlines()[0], suppress_defaults)
+
+
+def check_args(parser, args: Args) -> EnvSettings:
+    """Refuse a bad argument before any work (exit code 2); the env's settings."""
+
+    def refuse(name: str, allowed: str) -> None:
+        parser.error(f"--{name.replace('_', '-')}: got {getattr(args, name)!r}; allowed: {allowed}")
+
+    for name in AT_LEAST_ONE:
+        check_count(parser, "--" + name.replace("_", "-"), getattr(args, name))
+    if args.learners < 0:
+        refuse("learners", "0 (the learner in this process) or more Learner actors")
+    if args.minibatch < 2 or args.minibatch > args.train_batch:
+        refuse("minibatch", f"an integer from 2 to --train-batch ({args.train_batch})")
+    if not args.learning_rate > 0:
+        refuse("learning_rate", "a number > 0")
+    for name in ("gamma", "gae_lambda"):
+        if not 0 < getattr(args, name) <= 1:
+            refuse(name, "a number in (0, 1]")
+    if not args.ent_coef >= 0:
+        refuse("ent_coef", "a number >= 0")
+    if not args.clip_range > 0:
+        refuse("clip_range", "a number > 0")
+    if hidden_sizes(args) is None:
+        refuse("hidden", "layer sizes separated by commas, e.g. 256,256")
+    check_cpu_levels(parser, "--eval-cpus", parse_list(parser, "--eval-cpus", args.eval_cpus))
+    problem = address_problem(args.address)
+    if problem:
+        parser.error(f"--address: {problem}")
+    rules_or_error(parser, args.rules, args.players)
+    try:
+        RewardScheme.make(args.reward)
+        return EnvSettings.from_config(env_config(args))
+    except ValueError as error:  # "field: what was wrong; allowed: ..."
+        name, _, reason = str(error).partition(": ")
+        parser.error(f"--{name.replace('_', '-')}: {reason}")
+
+
+def hidden_sizes(args: Args) -> list[int] | None:
+    sizes = args.hidden.split(",")
+    if not all(size.strip().isdigit() and int(size) > 0 for size in sizes):
+        return None
+    return [int(size) for size in sizes]
+
+
+def env_config(args: Args) -> dict:
+    """The env's ``env_config`` (JSON-friendly: RLlib ships it to every EnvRunner)."""
+    config = {"rules": args.rules, "players": args.players}
+    config.update(reward=args.reward, opponents=args.opponents)
+    if args.learner_seats:
+        config["learner_seats"] = args.learner_seats
+    return config
+
+
+@dataclass
+class Run:
+    """Where a run lives and how far it got (``state.json``)."""
+
+    args: Args
+    settings: EnvSettings
+    folder: Path
+    state: dict = field(default_factory=dict)
+    resumed: bool = False
+
+
+def open_run(argv: list[str] | None) -> Run:
+    """A new run folder, or the run that ``--resume FOLDER`` names with the arguments given
+    now overriding its own (except ``FIXED_ON_RESUME``)."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.resume:
+        folder = Path(args.resume)
+        if not (folder / "args.json").is_file() or not (folder / STATE_FILE).is_file():
+            parser.error(
+                f"--resume: {folder} is not an RLlib training run (no args.json, state.json)"
+            )
+        saved = json.loads((folder / "args.json").read_text())
+        given = vars(build_parser(suppress_defaults=True).parse_args(argv))
+        given.pop("resume")
+        for name in FIXED_ON_RESUME:
+            if name in given and given[name] != saved[name]:
+                flag = "--" + name.replace("_", "-")
+                parser.error(f"{flag}: a resumed run keeps its {flag} ({saved[name]!r})")
+        args = Args(**{**saved, **given, "resume": ""})
+        settings = check_args(parser, args)
+        (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        state = json.loads((folder / STATE_FILE).read_text())
+        return Run(args, settings, folder, state, resumed=True)
+    settings = check_args(parser, args)
+    name = args.name or f"rllib_{args.rules}{args.players}__{args.opponents}__{args.seed}"
+    name += "__" + time.strftime("%Y%m%d-%H%M%S")
+    folder = Path(args.out) / name.replace(":", "-").replace(",", "+").replace("/", "-")
+    if folder.exists():
+        parser.error(f"--name: {folder} exists already; give another --name or --resume it")
+    try:
+        folder.mkdir(parents=True)
+    except OSError as error:
+        parser.error(f"--out: cannot write to {folder}: {error.strerror or error}")
+    (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    state = {"iteration": 0, "history": [], "seconds": 0.0, "status": "training"}
+    return Run(args, settings, folder, state)
+
+
+def build_config(run: Run):
+    """The PPO configuration: env, runners, modules and who plays which seat."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    args = run.args
+    setup = PolicySetup(run.settings.plan, args.snapshot_pool)
+    return (
+        PPOConfig()
+        .environment(register_env(), env_config=env_config(args))
+        .env_runners(
+            num_env_runners=args.env_runners,
+            num_envs_per_env_runner=args.envs_per_runner,
+            # RLlib's default (True) converts every finished episode again at every vector
+            # step of a sample() call: quadratic in the episodes per call (short card games
+            # make many). Lists are what the learner connectors take anyway.
+            episodes_to_numpy=False,
+            # RLlib drops samples that take over 60 s: on a busy machine an iteration would
+            # then train on nothing. A runner that dies still fails the iteration.
+            sample_timeout_s=None,
+        )
+        .learners(num_learners=args.learners)
+        .multi_agent(**setup.multi_agent_kwargs())
+        .rl_module(rl_module_spec=setup.module_spec({"hidden": hidden_sizes(args)}))
+        .training(
+            train_batch_size_per_learner=args.train_batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            lr=args.learning_rate,
+            gamma=args.gamma,
+            lambda_=args.gae_lambda,
+            entropy_coeff=args.ent_coef,
+            clip_param=args.clip_range,
+        )
+        .callbacks(setup.callbacks(args.snapshot_every))
+        .debugging(seed=args.seed)
+    )
+
+
+def learner_spec(config: Any, args: Args) -> Any:
+    """The learner's module spec, with the env's spaces (to build copies of it here)."""
+    probe = GoFishMultiAgentEnv(env_config(args))
+    agent = probe.possible_agents[0]
+    return dataclasses.replace(
+        config.rl_module_spec.rl_module_specs[LEARNER],
+        observation_space=probe.observation_spaces[agent],
+        action_space=probe.action_spaces[agent],
+    )
+
+
+def learner_player(algorithm: Any, module_spec: Any) -> RLModulePlayer:
+    """The learner as it is now, as a seat player for the evaluation harness."""
+    module = module_spec.build()
+    module.set_state(algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
+    module.eval()
+    return RLModulePlayer(module, deterministic=True)
+
+
+def count(value: Any) -> int:
+    """An RLlib counter as an int (RLlib reports NaN for what an iteration did not see)."""
+    return 0 if value is None or math.isnan(value) else int(value)
+
+
+class MetricsLog:
+    """One row per iteration in ``metrics.csv``, the same scalars in TensorBoard."""
+
+    COLUMNS = (
+        "iteration",
+        "env_steps",
+        "env_steps_sampled",
+        "iteration_seconds",
+        "sample_seconds",
+        "learner_return_mean",
+        "learner_win_share",
+        "episode_len_mean",
+        "policy_loss",
+        "vf_loss",
+        "entropy",
+        "kl",
+    )
+
+    def __init__(self, folder: Path, iteration: int = 0):
+        from tensorboardX import SummaryWriter
+
+        self.path = folder / METRICS_FILE
+        rows = self.path.read_text().splitlines() if self.path.exists() else []
+        # Rows past the checkpoint a resumed run starts from are played again.
+        kept = [row for row in rows[1:] if int(row.split(",")[0]) <= iteration]
+        self.path.write_text("\n".join([",".join(self.COLUMNS), *kept]) + "\n")
+        self.writer = SummaryWriter(str(folder / "tensorboard"))
+
+    @staticmethod
+    def row(result: dict, seconds: float) -> dict:
+        runners = result.get("env_runners", {})
+        learner = result.get("learners", {}).get(LEARNER, {})
+        timers = result.get("timers", {})
+        return {
+            "iteration": result["training_iteration"],
+            "env_steps": count(runners.get("num_env_steps_sampled_lifetime")),
+            "env_steps_sampled": count(runners.get("num_env_steps_sampled")),
+            "iteration_seconds": round(seconds, 3),
+            "sample_seconds": round(timers.get("env_runner_sampling_timer", float("nan")), 3),
+            "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(
+                LEARNER, float("nan")
+            ),
+            "learner_win_share": runners.get(WIN_SHARE, float("nan")),
+            "episode_len_mean": runners.get("episode_len_mean", float("nan")),
+            "policy_loss": learner.get("policy_loss", float("nan")),
+            "vf_loss": learner.get("vf_loss", float("nan")),
+            "entropy": learner.get("entropy", float("nan")),
+            "kl": learner.get("mean_kl_loss", float("nan")),
+        }
+
+    def write(self, row: dict) -> None:
+        with self.path.open("a", newline="") as handle:
+            csv.DictWriter(handle, self.COLUMNS).writerow(row)
+        for key, value in row.items():
+            if key not in ("iteration", "env_steps"):
+                self.writer.add_scalar(f"train/{key}", float(value), row["env_steps"])
+        self.writer.flush()
+
+    def write_evaluation(self, env_steps: int, results: list) -> None:
+        for result in results:
+            self.writer.add_scalar(f"eval/win_rate_vs_{result.cpu}", result.win_rate, env_steps)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def save_checkpoint(run: Run, algorithm: Any) -> None:
+    """The algorithm (networks, optimizer, snapshots, RLlib's counters), then ``state.json``
+    last: a crash at any moment leaves the previous checkpoint whole."""
+    folder = run.folder
+    fresh, old = folder / f"{CHECKPOINT}.partial", folder / f"{CHECKPOINT}.old"
+    for leftover in (fresh, old):
+        if leftover.exists():
+            _remove_tree(leftover)
+    algorithm.save_to_path(fresh.resolve())
+    if (folder / CHECKPOINT).exists():
+        (folder / CHECKPOINT).rename(old)
+    fresh.rename(folder / CHECKPOINT)
+    write_state(run)
+    if old.exists():
+        _remove_tree(old)
+
+
+def write_state(run: Run) -> None:
+    partial = run.folder / f"{STATE_FILE}.partial"
+    partial.write_text(json.dumps(run.state, indent=2))
+    partial.replace(run.folder / STATE_FILE)
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path)
+
+
+def resume_command(folder: Path) -> str:
+    return arguments.resume_command("gofish_training.rllib_train", folder)
+
+
+def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, console: Console) -> None:
+    """Iterations up to ``--iterations``: metrics every iteration, evaluations and
+    checkpoints on their schedule; a stop request ends after the iteration in progress."""
+    args, state = run.args, run.state
+    metrics = MetricsLog(run.folder, state["iteration"])
+    columns = (
+        TextColumn("training"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
+    progress = Progress(*columns, console=Console(stderr=True), disable=not args.progress)
+    try:
+        with progress:
+            task = progress.add_task(
+                "train", total=args.iterations, completed=state["iteration"], status=""
+            )
+            while state["iteration"] < args.iterations and not stop.requested:
+                start = time.perf_counter()
+                result = algorithm.train()
+                seconds = time.perf_counter() - start
+                state["iteration"] = int(result["training_iteration"])
+                state["seconds"] += seconds
+                row = metrics.row(result, seconds)
+                state["env_steps"] = row["env_steps"]
+                metrics.write(row)
+                if (
+                    state["iteration"] % args.eval_every == 0
+                    or state["iteration"] == args.iterations
+                ):
+                    evaluation_entry(run, algorithm, module_spec, metrics, row["env_steps"])
+                if state["iteration"] % args.checkpoint_every == 0:
+                    save_checkpoint(run, algorithm)
+                status = (
+                    f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s (all in)  "
+                    f"learner return {row['learner_return_mean']:.2f}"
+                )
+                progress.update(task, completed=state["iteration"], status=status)
+    finally:
+        metrics.close()
+    save_checkpoint(run, algorithm)
+    if stop.requested:
+        console.print(
+            f"Stopped ({stop.signal_name}): saved the run at iteration {state['iteration']} of "
+            f"{args.iterations} in {run.folder}. Go on with:\n  {resume_command(run.folder)}"
+        )
+        raise SystemExit(130)
+
+
+def evaluation_entry(run: Run, algorithm: Any, module_spec: Any, metrics: MetricsLog, steps: int):
+    """The learner against each CPU level, on the harness's duplicate deals."""
+    args = run.args
+    start = time.perf_counter()
+    player = learner_player(algorithm, module_spec)
+    results = evaluate(
+        player, args.eval_cpus.split(","), run.settings.rules, args.eval_deals, args.seed
+    )
+    run.state["history"].append({"timesteps": steps, "results": results_json(results)})
+    run.state["eval_seconds"] = run.state.get("eval_seconds", 0.0) + time.perf_counter() - start
+    metrics.write_evaluation(steps, results)
+
+
+def final_report(run: Run, algorithm: Any, module_spec: Any, console: Console) -> dict:
+    """The larger evaluation, the learning curve and the exported learner."""
+    args, state = run.args, run.state
+    player = learner_player(algorithm, module_spec)
+    final = evaluate(
+        player,
+        args.eval_cpus.split(","),
+        run.settings.rules,
+        args.final_deals,
+        args.seed + 1,
+        args.progress,
+    )
+    module_folder = export_module(player.module, run.folder / "module", run.settings.rules)
+    report = {
+        "args": dataclasses.asdict(args),
+        "rules": run.settings.rules.describe(),
+        "iterations": state["iteration"],
+        "env_steps": state.get("env_steps", 0),
+        "train_seconds": state["seconds"],
+        "final": results_json(final),
+        "history": state["history"],
+    }
+    (run.folder / "evaluation.json").write_text(json.dumps(report, indent=2))
+    plot = plot_learning_curve(
+        state["history"],
+        run.folder / "learning_curve.png",
+        run.folder.name,
+        steps="env steps sampled by RLlib",
+    )
+    state["status"] = "finished"
+    write_state(run)
+    console.print(
+        results_table(final, f"{run.folder.name}: {args.final_deals} duplicate deals per level")
+    )
+    console.print(
+        f"Trained {state['iteration']} iterations, {state.get('env_steps', 0):,} env steps in "
+        f"{state['seconds'] / 60:.1f} min.\nModule: {module_folder}\nLearning curve: {plot}"
+    )
+    return report
+
+
+def main(argv: list[str] | None = None) -> dict:
+    run = open_run(argv)
+    args, state = run.args, run.state
+    console = Console(soft_wrap=True)
+    if state["status"] == "finished":
+        console.print(f"{run.folder} finished already: nothing to do.")
+        return json.loads((run.folder / "evaluation.json").read_text())
+    torch.set_num_threads(1)  # the learner's small updates; runners' cores stay free
+    try:
+        with ray_session(args.address, args.env_runners + args.learners) as resources:
+            learners = f"{args.learners} Learners" if args.learners else "the Learner here"
+            console.print(
+                f"Ray: {resources.get('CPU', 0):g} CPUs; {args.env_runners} EnvRunners x "
+                f"{args.envs_per_runner} games, {learners} -> {run.folder}"
+            )
+            config = build_config(run)
+            algorithm = config.build_algo()
+            module_spec = learner_spec(config, args)
+            if run.resumed:
+                algorithm.restore_from_path((run.folder / CHECKPOINT).resolve())
+                console.print(f"Resuming {run.folder} at iteration {state['iteration']}.")
+            try:
+                with StopRequests() as stop:
+                    if state["status"] == "training":
+                        train(run, algorithm, module_spec, stop, console)
+                        state["status"] = "trained"
+                        write_state(run)
+                return final_report(run, algorithm, module_spec, console)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception:
+                (run.folder / "error.log").write_text(traceback.format_exc())
+                console.print(
+                    f"[red]Training failed: the traceback is in {run.folder / 'error.log'}. "
+                    f"The last checkpoint is kept. Go on with:[/red]\n  "
+                    f"{escape(resume_command(run.folder))}"
+                )
+                raise SystemExit(1) from None
+            finally:
+                algorithm.stop()
+    except ClusterError as error:
+        console.print(f"[red]{escape(str(error))}[/red]")
+        raise SystemExit(2) from None
+
+
+def cli() -> None:
+    """The ``gofish-rllib-train`` command. It runs with a fixed ``PYTHONHASHSEED`` (starting
+    itself again with one if none is set): RLlib orders a train batch's samples by sets of
+    agent ids, whose order follows Python's per-process string hashing, so without it the
+    same seed would train a different network each run. Ray's local workers inherit it."""
+    if "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]])
+    main()
+
+
+if __name__ == "__main__":
+    cli()
