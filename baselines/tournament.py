@@ -47,6 +47,7 @@ def run_tournament(
     workers: int = 1,
     max_asks: int = DEFAULT_MAX_ASKS,
     progress: bool | Callable[[int], None] = False,
+    replays: str | Path | None = None,
     engine: str = "auto",
 ) -> TournamentResult:
     """Play a tournament and return its games and statistics.
@@ -57,11 +58,14 @@ def run_tournament(
     preset name or a ``Rules``. ``workers``: processes to play in (the result is the same for
     any count). ``max_asks``: asks after which a game is cut off and scored as it stands.
     ``progress``: show a progress bar on stderr, or a callable given the games played so far.
+    ``replays``: a folder where every game is saved as a replay file (``gofish-replay``
+    turns one into a page).
     ``engine``: ``"auto"`` plays in the vector engine when every entrant is a compiled CPU
-    level (random .. hard), else in the reference engine; ``"python"`` always in the
-    reference engine; ``"vector"`` in the vector engine, refusing other entrants. The
-    compiled CPUs draw their random choices from other generators than the Python ones,
-    so the two engines give different games (the same deals and seatings) for one seed.
+    level (random .. hard) and no replays are asked for, else in the reference engine;
+    ``"python"`` always in the reference engine; ``"vector"`` in the vector engine,
+    refusing other entrants and replays. The compiled CPUs draw their random choices from
+    other generators than the Python ones, so the two engines give different games (the
+    same deals and seatings) for one seed.
     """
     rules = Rules.resolve(players, rules)
     if rules.match_target:
@@ -74,7 +78,9 @@ def run_tournament(
     entrant_list = make_entrants(entrants, rules)
     lineups = make_lineups(len(entrant_list), rules.players)
     deals = deal_count(games, rules.players, len(lineups))
-    measurement = Measurement(entrant_list, rules, seed, lineups, max_asks, engine=engine)
+    measurement = Measurement(
+        entrant_list, rules, seed, lineups, max_asks, replays=replays, engine=engine
+    )
     with progress_bar(progress, deals * rules.players) as advance:
         records = play_deals(measurement, deals, workers, advance)
     summary = summarize(records, entrant_list, rules, seed)
@@ -134,12 +140,18 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "there are replaced, and the command says so",
     )
     parser.add_argument(
+        "--replays",
+        default=None,
+        help="folder to save every game in as a replay file (deal000000-rotation0.json, ...; "
+        "files of the same names are replaced); gofish-replay FILE makes a page of one",
+    )
+    parser.add_argument(
         "--engine",
         choices=ENGINES,
         default="auto",
         help="auto: the vector engine when every entrant is a compiled CPU level "
-        "(random..hard), else Python; python: the reference engine always; vector: the "
-        "vector engine (compiled levels only)",
+        "(random..hard) and no --replays, else Python; python: the reference engine always; "
+        "vector: the vector engine (compiled levels only, no replays)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -157,11 +169,13 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     except ValueError as error:
         parser.error(f"--cpus: {error}")
     try:
-        Measurement(checked, rules, args.seed, [], engine=args.engine)
+        Measurement(checked, rules, args.seed, [], replays=args.replays, engine=args.engine)
     except ValueError as error:
         parser.error(f"--{error}")
     if args.out:
         check_output(parser, "--out", args.out, directory=True)
+    if args.replays is not None:
+        check_output(parser, "--replays", args.replays, directory=True)
 
     result = run_tournament(
         entrants,
@@ -172,6 +186,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         workers=args.workers,
         max_asks=args.max_asks,
         progress=not args.no_progress,
+        replays=args.replays,
         engine=args.engine,
     )
     print(result.table())
@@ -180,6 +195,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         paths = result.write(args.out)
         verb = "Replaced the earlier results:" if had_results else "Wrote"
         print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
+    if args.replays is not None:
+        print(f"Saved {len(result.records)} replays in {args.replays}")
     return result
 
 

@@ -1,29 +1,35 @@
 """Where an RLlib iteration's time goes, measured here, and what that predicts for N machines.
 
-    python benchmarks/rllib_scaling.py --iterations 6 --cores 2 --machines 1,2,4,8,16,32,64
+    python benchmarks/rllib_scaling.py --iterations 4 --cores 2 --machines 1,2,4,8,16,32,64
 
 Trains ``--iterations`` PPO iterations (after one to warm up) with the settings of
 ``gofish-rllib-train`` (self-play at 4 players, ``--runners`` EnvRunners on this machine)
 and takes the median wall time of one; then times the runners sampling one iteration's env
 steps on their own. The difference is the learner's share: turning episodes into a batch
 (connectors, GAE), the SGD epochs (in this process), and the weight sync to the runners.
+``--measured ITERATION_S,SAMPLE_S,STEPS`` skips the measuring and models given figures.
 
-The model for N machines of C cores (PPO is synchronous: sample, then learn):
+The model for N machines of C cores. PPO here is synchronous: the runners sample while the
+learner waits, then the learner updates while the runners wait, so every core can hold a
+runner:
 
-    iteration(N) = train_batch / (runners(N) x per_runner) + learn
-    runners(N)   = N x C - 1     (the head keeps a core for the learner)
+    iteration(N) = train_batch / (N x C x per_runner) + learn
 
-``per_runner`` is the env steps/s one EnvRunner samples (measured here), ``learn`` is
-measured here and does not shrink with N (one local Learner). Throughput = train_batch /
-iteration(N). The second table is the same with the batch grown with the runners
-(``train_batch x runners(N) / runners here``: each runner samples as much as here), where
-the single learner's share grows with N. Ray's transport of episodes between machines is
-not in the model (on one machine it is inside the sampling time).
+``per_runner`` is the env steps/s one EnvRunner samples (measured here), ``learn`` the
+learner's share (measured here). Throughput = train_batch / iteration(N). Two tables:
+one local Learner, as ``gofish-rllib-train`` runs, and one Learner a machine (RLlib's
+``num_learners``, data parallel: each Learner updates on a batch of its own, its
+machine's runners sample it, and every minibatch step all-reduces the gradients over a
+``--network-gbps`` network with ``--latency-ms`` a hop). With one Learner, growing the
+batch with N changes nothing: sampling and learning both grow with it. Ray's transport of
+episodes between machines is not in the model (on one machine it is inside the sampling
+time).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -67,57 +73,116 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--iterations", type=int, default=6, help="iterations to measure")
     parser.add_argument("--runners", type=int, default=2, help="EnvRunners here")
-    parser.add_argument("--envs", type=int, default=16, help="envs per runner")
+    parser.add_argument("--envs", type=int, default=32, help="envs per runner")
     parser.add_argument("--cores", type=int, default=2, help="cores of each modelled machine")
     parser.add_argument("--machines", default="1,2,4,8,16,32,64", help="N to model")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--measured", default="", help="ITERATION_S,SAMPLE_S,STEPS: model these, measure nothing"
+    )
+    parser.add_argument("--network-gbps", type=float, default=1.0, help="between machines")
+    parser.add_argument("--latency-ms", type=float, default=0.1, help="between machines")
     args = parser.parse_args(argv)
     for flag in ("iterations", "runners", "envs", "cores"):
         check_count(parser, f"--{flag}", getattr(args, flag))
     counts = [int(value) for value in parse_list(parser, "--machines", args.machines)]
 
     console = Console()
-    measured = measure(args.iterations, args.runners, args.envs, args.seed)
+    if args.measured:
+        total, sample, steps = (
+            float(value) for value in parse_list(parser, "--measured", args.measured)
+        )
+        measured = {"total": total, "sample": sample, "steps": steps}
+    else:
+        measured = measure(args.iterations, args.runners, args.envs, args.seed)
     batch, sample = measured["steps"], measured["sample"]
     learn = max(measured["total"] - sample, 0.0)  # the learner's update and the rest
     per_runner = batch / args.runners / sample
     console.print(
-        f"measured ({args.runners} runners x {args.envs} envs): an iteration of {batch:,.0f} "
-        f"env steps takes {measured['total']:.2f} s (median of {args.iterations}); sampling "
+        f"{'given' if args.measured else 'measured'} ({args.runners} runners x {args.envs} "
+        f"envs): an iteration of {batch:,.0f} env steps takes {measured['total']:.2f} s; sampling "
         f"them alone {sample:.2f} s ({per_runner:,.0f} env steps/s a runner); the learner's "
         f"update and the rest {learn:.2f} s"
     )
-    for grow in (False, True):
-        title = "batch grown with the runners" if grow else f"fixed batch of {batch:,.0f}"
-        table = Table(title=f"Model, machines of {args.cores} cores, {title}")
-        for column in (
-            "machines",
-            "runners",
-            "sampling s",
-            "learner s",
-            "env steps/s",
-            "speed-up",
-            "sampling share",
-        ):
-            table.add_column(column, justify="right")
-        base = None
-        for machines in counts:
-            runners = max(machines * args.cores - 1, 1)
-            size = batch * runners / args.runners if grow else batch
-            sampling = size / (runners * per_runner)
-            learning = learn * size / batch
-            throughput = size / (sampling + learning)
-            base = base or throughput
-            table.add_row(
-                str(machines),
-                str(runners),
-                f"{sampling:.2f}",
-                f"{learning:.2f}",
-                f"{throughput:,.0f}",
-                f"{throughput / base:.1f}x",
-                f"{100 * sampling / (sampling + learning):.0f}%",
-            )
-        console.print(table)
+    one_learner_table(console, args, counts, batch, per_runner, learn)
+    parallel_learners_table(console, args, counts, batch, per_runner, learn)
+
+
+def one_learner_table(console, args, counts, batch, per_runner, learn) -> None:
+    table = Table(title=f"Model: machines of {args.cores} cores, one Learner (as shipped)")
+    columns = ("machines", "runners", "sampling s", "learner s", "env steps/s", "speed-up")
+    for column in (*columns, "sampling share"):
+        table.add_column(column, justify="right")
+    base = batch / (batch / (args.cores * per_runner) + learn)
+    for machines in counts:
+        sampling = batch / (machines * args.cores * per_runner)
+        throughput = batch / (sampling + learn)
+        table.add_row(
+            str(machines),
+            str(machines * args.cores),
+            f"{sampling:.2f}",
+            f"{learn:.2f}",
+            f"{throughput:,.0f}",
+            f"{throughput / base:.1f}x",
+            f"{100 * sampling / (sampling + learn):.0f}%",
+        )
+    console.print(table)
+    console.print(
+        f"With one Learner no number of machines passes {batch / learn:,.0f} env steps/s (an "
+        f"iteration's {batch:,.0f} steps over the learner's {learn:.2f} s)."
+    )
+
+
+def parallel_learners_table(console, args, counts, batch, per_runner, learn) -> None:
+    """One Learner a machine (RLlib's num_learners = N, data parallel): each updates on its
+    own batch of ``batch`` steps, sampled by its machine's runners, and every minibatch
+    step all-reduces the gradients between the machines (a ring: 2 (N - 1) / N x the
+    gradients' bytes over the network, plus 2 (N - 1) x the latency)."""
+    from gofish_training import rllib_train
+
+    defaults = rllib_train.Args()
+    parameters = gradient_parameters(defaults)
+    steps = defaults.epochs * math.ceil(batch / defaults.minibatch)
+    gigabits = args.network_gbps
+    table = Table(
+        title=f"Model: one Learner a machine, gradients all-reduced over {gigabits:g} Gb/s "
+        f"({parameters:,} parameters, {steps} minibatch steps an iteration)"
+    )
+    columns = ("machines", "sampling s", "learner s", "all-reduce s", "env steps/s", "speed-up")
+    for column in columns:
+        table.add_column(column, justify="right")
+    sampling = batch / (args.cores * per_runner)
+    base = batch / (sampling + learn)
+    for machines in counts:
+        share = 2 * (machines - 1) / machines
+        seconds = share * parameters * 4 * 8 / (gigabits * 1e9)
+        seconds += 2 * (machines - 1) * args.latency_ms / 1000 if machines > 1 else 0.0
+        reduce = steps * seconds
+        throughput = machines * batch / (sampling + learn + reduce)
+        table.add_row(
+            str(machines),
+            f"{sampling:.2f}",
+            f"{learn:.2f}",
+            f"{reduce:.2f}",
+            f"{throughput:,.0f}",
+            f"{throughput / base:.1f}x",
+        )
+    console.print(table)
+
+
+def gradient_parameters(args) -> int:
+    """Trainable parameters of the learner's module at the default table and layers."""
+    from gofish_training.rllib_env import GoFishMultiAgentEnv
+    from gofish_training.rllib_module import MaskedActorCritic
+
+    env = GoFishMultiAgentEnv({"players": args.players})
+    agent = env.possible_agents[0]
+    module = MaskedActorCritic(
+        observation_space=env.observation_spaces[agent],
+        action_space=env.action_spaces[agent],
+        model_config={"hidden": [int(size) for size in args.hidden.split(",")]},
+    )
+    return sum(parameter.numel() for parameter in module.parameters())
 
 
 if __name__ == "__main__":

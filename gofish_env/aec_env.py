@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme
 from gofish_env.rules import Rules
+from gofish_env.scene import recent_events, seat_scene, table_scene
 
 DEFAULT_MAX_ASKS = 1000
 RENDER_VIEWS = ("current", "table")
@@ -107,7 +109,7 @@ int8, 1 for each winner once the game is over, zeros before).
 Arguments: ``players`` (2..6; default 4, or the rules' count), ``rules`` (a ``Rules`` or a
 preset name; any house rule; must agree with ``players``), ``reward``, ``history`` (recent asks in
 the observation, default {history}), ``max_asks`` (default {max_asks}), ``render_mode``
-("ansi" or "human"), ``render_view`` ("current" for the seat to move, a seat number, or
+("ansi", "human" or "rgb_array"), ``render_view`` ("current" for the seat to move, a seat number, or
 "table" for every hand face up).
 
 ``reset(seed=..., options={{"game": Game.from_hands(...)}})`` starts from an exact position.
@@ -118,7 +120,7 @@ Version history: v0, first release.
 
 class raw_env(AECEnv):
     metadata: ClassVar[dict] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "gofish_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -137,7 +139,9 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = Rules.resolve(players, rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human'")
+            raise ValueError(
+                f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'"
+            )
         is_seat = isinstance(render_view, int) and not isinstance(render_view, bool)
         if render_view not in RENDER_VIEWS and not (
             is_seat and render_view in range(self.rules.players)
@@ -392,25 +396,45 @@ class raw_env(AECEnv):
             seat, self.codec, partial(self._tracker.view, seat), partial(self.observe, agent)
         )
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb(self.render_view)
         text = self.render_text(self.render_view)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def _resolve_view(self, view: str | int) -> int | None:
+        """The seat whose eyes ``view`` means, or None for every hand face up."""
+        if view == "current":
+            return self.game.current_player
+        return None if view == "table" else view
+
+    def render_scene(self, view: str | int = "current", labels: Sequence[str] | None = None):
+        """The ``gofish_env.scene.Scene`` of the table from one seat's view, or with every
+        hand face up (``"table"``, and ``"current"`` once the game is over)."""
+        seat = self._resolve_view(view)
+        if seat is None:
+            return table_scene(self.game, labels)
+        return seat_scene(self._tracker.view(seat), recent_events(self.game), labels)
+
+    def render_rgb(self, view: str | int = "current", labels: Sequence[str] | None = None):
+        """The table drawn as a ``(640, 960, 3)`` uint8 array (``gofish_env.picture``), from
+        the view ``render_text`` takes."""
+        from gofish_env.picture import draw  # Pillow loads only for pictures
+
+        return draw(self.render_scene(view, labels))
+
     def render_text(self, view: str | int = "current") -> str:
         """Ansi text of the table from one seat's view (``"current"`` = the seat to move,
         or a seat number), or every hand face up with ``"table"``."""
         game = self.game
-        if view == "table":
+        view = self._resolve_view(view)
+        if view is None:
             return render_table(game)
-        if view == "current":
-            view = game.current_player
-            if view is None:
-                return render_table(game)
         recent = game.events_since(max(0, game.num_events - 6))
         return render_view(self._tracker.view(view), recent, title=f"Go Fish, seat {view}'s view")
 

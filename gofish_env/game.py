@@ -14,6 +14,7 @@ from itertools import product
 
 from gofish_env.cards import (
     JOKER,
+    RANK_NAMES,
     RANK_POINTS,
     build_deck,
     card_id,
@@ -204,6 +205,9 @@ class Game:
             self._hands.append(hand)
         self._sizes = [len(cards) for cards in hands]
         self._pool = pool
+        # The start, kept for replays (``start_position``): hands and catches are not changed
+        # after this, the pool is.
+        self._start = (hands, pool[:], first, catches)
         self._catches: list[list[int]] = [list(laid) for laid in catches or [[]] * players]
         self._points = [sum(RANK_POINTS[rank] for rank in laid) for laid in self._catches]
         self._num_caught = sum(len(laid) for laid in self._catches)
@@ -325,6 +329,21 @@ class Game:
     def laid_cards(self) -> frozenset[int]:
         """Card indices (rank * 4 + suit) lying in catches; tracked for exact-card asks."""
         return frozenset(self._laid_cards)
+
+    def start_position(self) -> dict:
+        """How the game started, as the arguments of ``Game.from_hands`` that rebuild it:
+        ``hands`` as dealt (before opening catches are laid), ``pool`` top first,
+        ``first_player``, and ``catches`` (rank names per seat) for a position in play, else
+        None. Private information: for replays."""
+        hands, pool, first, catches = self._start
+        return {
+            "hands": [[card_str(card) for card in hand] for hand in hands],
+            "pool": [card_str(card) for card in reversed(pool)],
+            "first_player": first,
+            "catches": None
+            if catches is None
+            else [[RANK_NAMES[rank] for rank in laid] for laid in catches],
+        }
 
     def pool_cards(self) -> list[str]:
         """The pool, top first. Private information: for tests, replays and debugging."""

@@ -28,7 +28,7 @@ from gofish_env.aec_env import (
 from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
-from gofish_env.players import make_player
+from gofish_env.players import make_player, player_label
 from gofish_env.rewards import RewardScheme
 from gofish_env.rules import Rules
 
@@ -122,7 +122,8 @@ Every key at every step, from ``reset`` on; each value a number or a fixed-shape
 - ``rules``: a ``Rules`` or a preset name; ``reward``; ``history`` (recent asks in the
   observation, default {history}); ``max_asks``;
 - ``illegal_action`` (``"terminate"`` or ``"raise"``), ``illegal_reward`` (default -1.0);
-- ``render_mode``: ``"ansi"`` or ``"human"``, the learner's view of the table.
+- ``render_mode``: ``"ansi"`` (text), ``"human"`` (the text printed) or ``"rgb_array"`` (a
+  ``(640, 960, 3)`` picture), the learner's view of the table.
 
 ## Version history
 
@@ -150,7 +151,7 @@ def _info_table() -> str:
 
 
 class GoFishEnv(gym.Env):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -216,6 +217,7 @@ class GoFishEnv(gym.Env):
         else:
             specs = [opponents] * count
         self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in specs]
+        self.opponent_labels = [player_label(spec) for spec in specs]
         self.opponents = []
         seen: set[int] = set()
         for spec in specs:
@@ -348,6 +350,14 @@ class GoFishEnv(gym.Env):
 
     # ------------------------------------------------------------------ views
 
+    def seat_labels(self) -> list[str]:
+        """A label per seat for pictures: ``"learner"`` and the opponents' specs."""
+        players = self.rules.players
+        labels = ["learner"] * players
+        for k, label in enumerate(self.opponent_labels, start=1):
+            labels[(self.seat + k) % players] = label
+        return labels
+
     @property
     def _agent(self) -> str:
         return self.aec.possible_agents[self.seat]
@@ -391,9 +401,11 @@ class GoFishEnv(gym.Env):
             "action_mask": self.action_masks(),
         }
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.aec.render_rgb(self.seat, self.seat_labels())
         text = self.aec.render_text(self.seat)
         if self.render_mode == "human":
             print(text)

@@ -23,20 +23,26 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
 from gofish_env.cli import rules_or_error
 from gofish_env.cpus import CPU_LEVELS, make_cpu
-from gofish_env.events import Draw, EmptyHandDraw, Event, GameOver
+from gofish_env.events import Draw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.observation import ObservationLayout, encode
-from gofish_env.players import MODEL_PREFIX, SeatPlayer, Turn, make_player
+from gofish_env.observation import ObservationLayout
+from gofish_env.players import (
+    MODEL_PREFIX,
+    SeatPlayer,
+    Turn,
+    make_player,
+    player_label,
+    tracked_turn,
+)
 from gofish_env.render import render_view
+from gofish_env.replay import drawn_cards
 from gofish_env.rules import Rules
 
 HUMAN = "human"
@@ -70,13 +76,7 @@ def seat_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tupl
     is_level = isinstance(spec, str) and spec in CPU_LEVELS
     player = make_player(make_cpu(spec, seed) if is_level else spec, rules)
     player.reset(seed)
-    if isinstance(spec, str):
-        if spec.startswith(MODEL_PREFIX):
-            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem, player
-        return f"{spec} CPU", player
-    if hasattr(spec, "choose"):
-        return str(getattr(spec, "name", "") or type(spec).__name__), player
-    return getattr(spec, "__name__", type(spec).__name__), player
+    return player_label(spec), player
 
 
 class TerminalGame:
@@ -160,15 +160,7 @@ class TerminalGame:
     def turn(self, seat: int) -> Turn:
         """The seat's ``Turn``, made from its ``PlayerView`` (and, for a player that reads
         them, the observation and mask the environments would give it)."""
-
-        def observe() -> dict:
-            view = self.tracker.view(seat)
-            return {
-                "observation": encode(view, self.layout),
-                "action_mask": self.codec.mask(seat, view.legal_asks),
-            }
-
-        return Turn(seat, self.codec, partial(self.tracker.view, seat), observe)
+        return tracked_turn(self.tracker, self.codec, self.layout, seat)
 
     def _human_turn(self, seat: int) -> None:
         game = self.game
@@ -260,15 +252,14 @@ class TerminalGame:
         game = self.game
         pool = game.pool_cards()  # to tell the person at the keyboard what they draw
         events = game.ask(target, wanted)
-        drawn = 0
-        for event in events:
+        drawn = {index: (seat, cards) for index, seat, cards in drawn_cards(pool, events)}
+        for index, event in enumerate(events):
             self.out(f"  {event}")
-            if isinstance(event, Draw | EmptyHandDraw):
-                count = 1 if isinstance(event, Draw) else event.count
-                cards = pool[drawn : drawn + count]
-                drawn += count
-                if event.seat == self.at_keyboard and not (isinstance(event, Draw) and event.shown):
-                    self.out(f"    (you drew {' '.join(cards)})")
+            if index not in drawn or (isinstance(event, Draw) and event.shown):
+                continue
+            seat, cards = drawn[index]
+            if seat == self.at_keyboard:
+                self.out(f"    (you drew {' '.join(cards)})")
 
     def _print_events(self, events: Sequence[Event]) -> None:
         for event in events:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import random
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -32,6 +32,7 @@ from gofish_env.actions import ActionCodec
 from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import PlayerView
+from gofish_env.observation import encode
 from gofish_env.rules import Rules
 
 MODEL_PREFIX = "model:"
@@ -81,6 +82,21 @@ class Turn:
     def to_action(self, target: int, wanted: int) -> int:
         """The action of this seat that asks ``target`` for ``wanted``."""
         return self.codec.to_action(self.seat, target, wanted)
+
+
+def tracked_turn(tracker: Any, codec: ActionCodec, layout: Any, seat: int) -> Turn:
+    """The seat's ``Turn`` at a game followed by a ``KnowledgeTracker``: its view, and the
+    observation and mask the environments would give it (``layout``: an
+    ``ObservationLayout``), made only if the player reads them."""
+
+    def observe() -> dict:
+        view = tracker.view(seat)
+        return {
+            "observation": encode(view, layout),
+            "action_mask": codec.mask(seat, view.legal_asks),
+        }
+
+    return Turn(seat, codec, partial(tracker.view, seat), observe)
 
 
 @runtime_checkable
@@ -247,6 +263,20 @@ def check_player_spec(spec: str, rules: Rules | None = None) -> None:
         raise ValueError(
             f"unknown CPU level {spec!r}; allowed: {', '.join(CPU_LEVELS)}, or model:PATH.zip"
         )
+
+
+def player_label(spec: Any) -> str:
+    """A short name for a player spec, for seat labels: ``"hard CPU"``, ``"model NAME"``
+    (from ``model:runs/NAME.zip``), ``"mix"``, or the name of an object's type."""
+    if isinstance(spec, str):
+        if spec.startswith(MODEL_PREFIX):
+            return "model " + Path(spec[len(MODEL_PREFIX) :]).stem
+        if spec.startswith(MIX_PREFIX):
+            return "mix of " + spec[len(MIX_PREFIX) :].replace(",", ", ")
+        return f"{spec} CPU"
+    if hasattr(spec, "choose"):
+        return str(getattr(spec, "name", "") or type(spec).__name__)
+    return getattr(spec, "__name__", type(spec).__name__)
 
 
 def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = False) -> SeatPlayer:

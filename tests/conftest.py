@@ -1,13 +1,18 @@
-"""Fixtures shared by the test modules, and the ``torch`` marker.
+"""Fixtures shared by the test modules, and the markers of tests that need more than the
+base package.
 
-Tests that need the ``train`` extra (torch, stable-baselines3, sb3-contrib), the
-``ecosystem`` extra (TorchRL, Tianshou, SuperSuit, Shimmy) or the ``rllib`` extra (Ray
-RLlib) are marked ``torch``; a module
-that needs them throughout says so with ``pytestmark = pytest.mark.torch``. Without those
-extras, ``python -m pytest -m "not torch"`` runs everything else: the modules marked
-``torch`` as a whole are not collected (they import those libraries when they load), and
-the other ``torch`` tests are deselected. A run without the extras and without
-``-m "not torch"`` stops at once with a usage error saying so: no test is skipped silently.
+- ``torch``: the ``train`` extra (torch, stable-baselines3, sb3-contrib), the ``ecosystem``
+  extra (TorchRL, Tianshou, SuperSuit, Shimmy) or the ``rllib`` extra (Ray RLlib);
+- ``web``: the ``web`` extra (FastAPI, uvicorn, httpx, Selenium);
+- ``video``: the ``video`` extra (moviepy, imageio-ffmpeg), for Gymnasium's RecordVideo;
+- ``browser``: headless Chromium and its driver (``scripts/install_browser.sh``), and the
+  ``web`` extra.
+
+A module that needs one throughout says so with ``pytestmark = pytest.mark.NAME``. Without
+what a marker needs, ``python -m pytest -m "not NAME"`` runs everything else: modules
+marked NAME as a whole are not collected (they import those libraries when they load), and
+the other NAME tests are deselected. A run that would select tests whose needs are missing
+stops at once with a usage error saying so: no test is skipped silently.
 """
 
 from __future__ import annotations
@@ -26,44 +31,81 @@ import pytest
 from gofish_env.agent_files import write_agent_rules
 from gofish_env.rules import Rules
 
-# What the train and ecosystem extras bring that the tests marked ``torch`` import.
-EXTRAS = ("torch", "stable_baselines3", "sb3_contrib")
-EXTRAS += ("torchrl", "tianshou", "supersuit", "shimmy", "ray")
-MISSING = [name for name in EXTRAS if importlib.util.find_spec(name) is None]
+# What each marker's tests import (or run), and how to get it.
+NEEDS = {
+    "torch": (
+        (
+            *("torch", "stable_baselines3", "sb3_contrib"),
+            *("torchrl", "tianshou", "supersuit", "shimmy"),  # the ecosystem extra
+            "ray",  # the rllib extra
+        ),
+        "the train, ecosystem and rllib extras",
+    ),
+    "web": (("fastapi", "uvicorn", "httpx", "selenium"), "the web extra"),
+    "video": (("moviepy", "imageio_ffmpeg"), "the video extra"),
+    "browser": (
+        ("fastapi", "uvicorn", "httpx", "selenium", "/usr/bin/chromium", "/usr/bin/chromedriver"),
+        "the web extra and Chromium (bash scripts/install_browser.sh)",
+    ),
+}
+
+
+def _missing(needs: tuple[str, ...]) -> list[str]:
+    return [
+        name
+        for name in needs
+        if not (Path(name).exists() if name.startswith("/") else importlib.util.find_spec(name))
+    ]
+
+
+MISSING = {marker: _missing(needs) for marker, (needs, _) in NEEDS.items()}
+MISSING = {marker: names for marker, names in MISSING.items() if names}
 USAGE = (
-    "the tests marked 'torch' need the train, ecosystem and rllib extras, which are not all "
-    "installed here (missing: {missing}). Install them (bash scripts/setup_venv.sh "
-    'train,dev,ecosystem,rllib) or leave those tests out: python -m pytest -m "not torch"'
+    "the tests marked {marker!r} need {what}, which are not all installed here (missing: "
+    "{missing}). Install them (bash scripts/setup_venv.sh train,dev,ecosystem,rllib,video,web "
+    'and bash scripts/install_browser.sh) or leave those tests out: python -m pytest -m "{expr}"'
 )
-TORCH_MARK = re.compile(r"\bmark\.torch\b")
+
+
+def _mark_pattern(marker: str) -> re.Pattern:
+    return re.compile(rf"\bmark\.{marker}\b")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not MISSING or config.getoption("help") or config.getoption("markers"):
         return
-    terms = [term.strip() for term in (config.option.markexpr or "").split(" and ")]
-    if "not torch" not in terms or " or " in (config.option.markexpr or ""):
-        raise pytest.UsageError(USAGE.format(missing=", ".join(MISSING)))
+    expression = config.option.markexpr or ""
+    terms = [term.strip() for term in expression.split(" and ")]
+    for marker, names in MISSING.items():
+        if f"not {marker}" not in terms or " or " in expression:
+            wanted = " and ".join(f"not {name}" for name in MISSING)
+            raise pytest.UsageError(
+                USAGE.format(
+                    marker=marker, what=NEEDS[marker][1], missing=", ".join(names), expr=wanted
+                )
+            )
 
 
-def _marked_torch_throughout(path: Path) -> bool:
-    """Whether the test module at ``path`` has ``pytestmark`` naming ``mark.torch``."""
+def marked_throughout(path: Path) -> set[str]:
+    """The markers of ``NEEDS`` that the test module at ``path`` applies to all its tests
+    (its ``pytestmark``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else []
         if isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
         names = {target.id for target in targets if isinstance(target, ast.Name)}
-        if "pytestmark" in names and TORCH_MARK.search(ast.unparse(node.value)):
-            return True
-    return False
+        if "pytestmark" in names:
+            text = ast.unparse(node.value)
+            return {marker for marker in NEEDS if _mark_pattern(marker).search(text)}
+    return set()
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Without the train extra, a module marked ``torch`` throughout is not imported."""
+    """A module marked throughout with a marker whose needs are missing is not imported."""
     name = collection_path.name
     if MISSING and name.startswith("test_") and name.endswith(".py"):
-        return _marked_torch_throughout(collection_path) or None
+        return bool(marked_throughout(collection_path) & set(MISSING)) or None
     return None
 
 
@@ -73,12 +115,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     modules = sorted(
         path.name
         for path in Path(__file__).parent.glob("test_*.py")
-        if _marked_torch_throughout(path)
+        if marked_throughout(path) & set(MISSING)
     )
+    missing = "; ".join(f"{marker}: {', '.join(names)}" for marker, names in MISSING.items())
     return (
-        f"train extra not installed ({', '.join(MISSING)}): the tests marked 'torch' are "
-        f"deselected, and these modules, marked 'torch' throughout, are not collected: "
-        f"{', '.join(modules)}"
+        f"not installed ({missing}): the tests so marked are deselected, and these modules, "
+        f"marked so throughout, are not collected: {', '.join(modules)}"
     )
 
 

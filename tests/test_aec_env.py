@@ -148,7 +148,7 @@ def test_metadata_agents_and_spaces():
     env.reset(seed=0)
     raw = env.unwrapped
     assert raw.metadata["name"] == "gofish_v0"
-    assert set(raw.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(raw.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert raw.possible_agents == [f"player_{seat}" for seat in range(5)]
     assert env.agents == raw.possible_agents
     for agent in raw.possible_agents:
@@ -186,7 +186,7 @@ def test_players_defaults_to_four_or_to_the_rules():
         ({"max_asks": 0}, "max_asks"),
         ({"max_asks": 2.5}, "max_asks"),
         ({"history": -1}, "history"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"render_view": 4}, "render_view"),
         ({"reward": "points"}, "reward"),
     ],

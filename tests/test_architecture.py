@@ -15,11 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # Each layer (a source folder) and the top-level names it must not import.
 TRAINING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard", "ray"}
+WEB_LIBRARIES = {"fastapi", "uvicorn", "starlette", "httpx", "selenium"}
+VIDEO_LIBRARIES = {"moviepy", "imageio_ffmpeg"}
+PROGRAMS = {"gofish_training", "gofish_baselines", "gofish_web", "training", "baselines", "web"}
 FORBIDDEN = {
-    "gofish_env": {"gofish_training", "gofish_baselines", "training", "baselines"}
-    | TRAINING_LIBRARIES,
-    "baselines": {"gofish_training", "training", "baselines"} | TRAINING_LIBRARIES,
-    "training": {"gofish_baselines", "baselines", "training"},
+    "gofish_env": PROGRAMS | TRAINING_LIBRARIES | WEB_LIBRARIES | VIDEO_LIBRARIES,
+    "baselines": PROGRAMS - {"gofish_baselines"} | TRAINING_LIBRARIES | WEB_LIBRARIES,
+    "training": PROGRAMS - {"gofish_training"} | WEB_LIBRARIES,
+    "web": PROGRAMS - {"gofish_web"} | TRAINING_LIBRARIES,
 }
 
 
@@ -54,17 +57,37 @@ env.reset(seed=0)
 loaded = sorted({name.split(".")[0] for name in sys.modules} & set(sys.argv[1:]))
 print(loaded)
 """
-    names = sorted(TRAINING_LIBRARIES | {"gofish_training", "gofish_baselines", "matplotlib"})
+    names = TRAINING_LIBRARIES | WEB_LIBRARIES | VIDEO_LIBRARIES | {"matplotlib"}
+    names |= {"gofish_training", "gofish_baselines", "gofish_web"}
     result = subprocess.run(
-        [sys.executable, "-c", script, *names], capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, *sorted(names)], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_pillow_loads_only_for_pictures():
+    script = """
+import sys
+import gofish_env
+env = gofish_env.env(players=3, render_mode="ansi")
+env.reset(seed=0)
+env.render()
+gym_env = gofish_env.GoFishEnv(players=3)
+gym_env.reset(seed=0)
+before = "PIL" in sys.modules
+env = gofish_env.raw_env(players=3, render_mode="rgb_array")
+env.reset(seed=0)
+env.render()
+print(before, "PIL" in sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.stdout.split() == ["False", "True"], result.stderr
 
 
 def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
-    for name in ("gofish_env", "baselines", "training"):
+    for name in ("gofish_env", "baselines", "training", "web"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
@@ -78,14 +101,17 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
-    assert top == {"gofish_env", "gofish_baselines", "gofish_training"}
+    assert top == {"gofish_env", "gofish_baselines", "gofish_training", "gofish_web"}
+    # The web table's page and the replay pages' script and style travel in the wheel.
+    for name in ("index.html", "app.js", "table.js", "table.css", "replay.html", "replay.js"):
+        assert f"gofish_web/static/{name}" in names
     # The programs keep their folders in the repository and install under gofish names.
     assert "gofish_training/train.py" in names and "gofish_baselines/ladder.py" in names
     entry_points = next(name for name in names if name.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()
     commands = ("gofish-train", "gofish-rllib-train", "gofish-evaluate", "gofish-tournament")
-    for command in (*commands, "gofish-ladder"):
+    for command in (*commands, "gofish-ladder", "gofish-play", "gofish-web", "gofish-replay"):
         assert f"{command} = " in text
     loaders = text.split("[gofish_env.agent_loaders]\n")[1].split("\n\n")[0].splitlines()
     assert sorted(loaders) == [
@@ -103,6 +129,8 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
         "gofish-tournament",
         "gofish-ladder",
         "gofish-play",
+        pytest.param("gofish-web", marks=pytest.mark.web),  # its module imports FastAPI
+        "gofish-replay",
     ],
 )
 def test_each_command_is_installed_and_answers_help(command):

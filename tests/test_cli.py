@@ -18,6 +18,7 @@ from gofish_baselines import ladder, tournament
 from gofish_env import cli, play
 from gofish_env.cli import output_problem
 from gofish_training import evaluate
+from gofish_web import replay_page
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -45,14 +46,22 @@ COMMANDS = {
     "engine_speed": lambda argv: _benchmark("engine_speed").main(argv),
     "env_speed": lambda argv: _benchmark("env_speed").main(argv),
     "training_speed": lambda argv: _benchmark("training_speed").main(argv),
+    "render_speed": lambda argv: _benchmark("render_speed").main(argv),
+    "web_load": lambda argv: _benchmark("web_load").main(argv),
+    "replay": lambda argv: replay_page.main(argv),
+    "web": lambda argv: importlib.import_module("gofish_web.server").main(argv),
 }
 
 
-# benchmarks/training_speed.py imports gofish_training.train, which needs the train extra.
+# benchmarks/training_speed.py imports gofish_training.train, which needs the train extra;
+# the web table and its load benchmark need the web extra.
 NEEDS_TORCH = {"training_speed"}
+NEEDS_WEB = {"web", "web_load"}
 
 
 def torch_marks(command: str):
+    if command in NEEDS_WEB:
+        return pytest.mark.web
     return pytest.mark.torch if command in NEEDS_TORCH else ()
 
 
@@ -137,6 +146,11 @@ BAD_ARGUMENTS = [
     ("training_speed", ["--envs", "0"], "--envs: got 0; allowed: an integer >= 1"),
     ("training_speed", ["--vec-envs", "dummy,warp"], "--vec-envs: unknown vec env 'warp'"),
     ("training_speed", ["--vec-envs", "dummy,"], "--vec-envs: got 'dummy,'; allowed: "),
+    ("render_speed", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
+    ("render_speed", ["--players", "9"], "--players: got 9; allowed: an integer from 2 to 6"),
+    ("web_load", ["--tables", "0"], "--tables: got 0; allowed: an integer >= 1"),
+    ("web", ["--port", "-1"], "--port: got -1; allowed: 0 to 65535"),
+    ("replay", ["game.json", "-o", "game.json"], "--output: the page would replace the replay"),
 ]
 
 
@@ -223,6 +237,10 @@ HELP_DEFAULTS = {
     "engine_speed": ["(default: 3.0)", "(default: 2,4,6)", "(default: best)"],
     "env_speed": ["(default: 3.0)", "(default: 2,4,6)"],
     "training_speed": ["(default: 100000)", "(default: 2)"],
+    "render_speed": ["(default: 4)", "(default: 20)"],
+    "web_load": ["(default: 60)"],
+    "replay": ["(default: the replay's name with .html)"],
+    "web": ["(default: 8000)", "(default: 1000)", "(default: None)"],
 }
 
 

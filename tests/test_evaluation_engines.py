@@ -128,3 +128,13 @@ def test_vector_records_are_the_python_records_given_the_compiled_random_stream(
     decisions = [(r.decisions, r.truncated) for r in vector.records]
     assert decisions == [(r.decisions, r.truncated) for r in python.records]
     assert any(r.truncated for r in vector.records) == (max_asks == 30)
+
+
+def test_replays_are_played_in_the_python_engine_and_refused_by_vector(tmp_path, monkeypatch):
+    calls = spy_on_batches(monkeypatch)
+    result = run_tournament(["random", "easy"], players=2, games=4, replays=tmp_path / "r")
+    assert calls == [] and result.engine == "python"
+    assert len(list((tmp_path / "r").glob("*.json"))) == 4
+    with pytest.raises(ValueError, match="engine: 'vector' saves no replays"):
+        run_tournament(["random", "easy"], players=2, engine="vector", replays=tmp_path / "v")
+    assert not (tmp_path / "v").exists()

@@ -538,6 +538,7 @@ def test_the_environments_page_has_examples():
 
 @pytest.mark.slow
 @pytest.mark.torch  # _sb3() for every example; one of them trains MaskablePPO
+@pytest.mark.video  # one of them records a video with Gymnasium's RecordVideo
 @pytest.mark.parametrize(("code", "output"), doc_examples())
 def test_environments_doc_example_runs_and_prints_what_the_page_shows(code, output):
     _sb3()  # one torch thread: the training example stays quick on a busy machine

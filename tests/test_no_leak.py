@@ -8,7 +8,9 @@ times over, and replays the same asks. It is kept when its public event log is i
 viewer may know differs, only hidden cards do. Each kept world is replayed through
 ``raw_env`` (``reset(options={"game": ...})``) and the viewer's observation, mask, reward,
 info, render and knowledge bounds must equal the original's at every step; the scripted
-CPUs' decisions (every entry of ``baselines.CPU_LEVELS``) must be equal too. As a control,
+CPUs' decisions (every entry of ``baselines.CPU_LEVELS``) must be equal too, and so must the
+seat's ``Scene`` (what a picture of the table shows) at every step and its ``rgb_array``
+frame at every sixteenth step (a frame is drawn from the scene alone). As a control,
 worlds whose public log is identical but whose viewer hand differs must give a different
 observation.
 """
@@ -183,6 +185,8 @@ def viewer_trace(world: World, asks: list[tuple[int, int]], viewer: int) -> list
     def shown() -> tuple:
         obs = env.observe(agent)
         view = env.view(viewer)
+        # Frames cost milliseconds: every sixteenth step (the scene they draw: every step).
+        frame = env.render_rgb(viewer).tobytes() if len(trace) % 16 == 0 else None
         return (
             obs["observation"].tobytes(),
             obs["action_mask"].tobytes(),
@@ -196,9 +200,12 @@ def viewer_trace(world: World, asks: list[tuple[int, int]], viewer: int) -> list
             view.most.tobytes(),
             view.legal_asks,
             env.agent_selection,
+            env.render_scene(viewer),
+            frame,
         )
 
-    trace = [shown()]
+    trace: list[tuple] = []
+    trace.append(shown())
     for target, what in asks:
         seat = env.game.current_player
         env.step(env.codec.to_action(seat, target, what))
@@ -318,13 +325,15 @@ FIELDS = (
     "most",
     "legal asks",
     "agent to move",
+    "scene",
+    "picture",
 )
 
 
 def _first_difference(a: tuple, b: tuple) -> str:
     for name, x, y in zip(FIELDS, a, b, strict=True):
         if x != y:
-            if name in ("observation", "least", "most"):
+            if name in ("observation", "least", "most", "picture"):
                 return f"{name} differs"
             return f"{name}: {x!r} != {y!r}"
     return "nothing"
@@ -345,6 +354,8 @@ def test_the_viewers_own_hand_does_change_what_it_is_shown(seed, players):
         b = viewer_trace(changed, [], viewer)[0]
         assert a[0] != b[0], "the observation ignores the viewer's own hand"
         assert a[7] != b[7], "the render ignores the viewer's own hand"
+        assert a[12] != b[12], "the scene ignores the viewer's own hand"
+        assert a[13] != b[13], "the picture ignores the viewer's own hand"
         if world.game().current_player == viewer:
             assert a[1] != b[1], "the mask ignores the viewer's own hand"
 

@@ -55,7 +55,7 @@ TINY = [
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
     """One Ray for the in-process runs of this module (rllib_train reuses it)."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)  # 2 runners, 1 learner
     yield
     ray.shutdown()
 
@@ -80,9 +80,10 @@ def turns(players: int, count: int) -> list:
     return found
 
 
-@pytest.mark.parametrize("runners", [1, 2])
-def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, capsys):
-    report = rllib_train.main([*TINY, "--env-runners", str(runners), "--out", str(tmp_path)])
+@pytest.mark.parametrize(("runners", "learners"), [(1, 0), (2, 1)])
+def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, learners, capsys):
+    args = [*TINY, "--env-runners", str(runners), "--learners", str(learners)]
+    report = rllib_train.main([*args, "--out", str(tmp_path)])
     folder = run_folder(tmp_path)
     rows = (folder / "metrics.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("1,")
@@ -154,6 +155,7 @@ def command(*args: str) -> list[str]:
         (["--opponents", "easy", "--learner-seats", "4"], "--learner-seats: got 4"),
         (["--address", "nowhere"], "--address: got 'nowhere'; allowed"),
         (["--minibatch", "99999"], "--minibatch: got 99999"),
+        (["--learners", "-1"], "--learners: got -1"),
         (["--eval-cpus", "easy,grandmaster"], "--eval-cpus: unknown CPU level"),
     ],
 )
@@ -250,4 +252,26 @@ def test_the_docs_example_builds_an_algorithm_that_samples():
         )
         assert len(counts) == 2 and min(counts) >= 64
     finally:
+        algorithm.stop()
+
+
+def test_rllib_sampling_never_asks_illegally_exploring_or_not():
+    # The env raises IllegalAsk on an illegal ask: any illegal action RLlib's own sampling
+    # path (connectors, its Categorical over the module's logits) chose would fail here.
+    args = rllib_train.Args(env_runners=1, envs_per_runner=8, hidden="32")
+    run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({}), Path("unused"))
+    config = rllib_train.build_config(run)
+    config = config.environment(
+        env_config={**config.env_config, "illegal_action": "raise"},
+        disable_env_checking=True,  # RLlib's pre-check asks at random, unmasked
+    )
+    algorithm = config.env_runners(num_env_runners=0).build_algo()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the program runs its runners: batches of 8 observations
+    try:
+        for explore in (True, False):
+            episodes = algorithm.env_runner.sample(num_timesteps=3000, explore=explore)
+            assert sum(episode.env_steps() for episode in episodes) >= 3000
+    finally:
+        torch.set_num_threads(threads)
         algorithm.stop()

@@ -63,9 +63,11 @@ def evaluate(
     deals: int = 100,
     seed: int = 0,
     progress: bool = False,
+    replays: str | Path | None = None,
 ) -> list[LevelResult]:
     """The agent's results against each CPU level (see the module docstring). ``agent`` is
-    any player spec: a loaded model, ``"model:PATH.zip"``, a CPU level, ..."""
+    any player spec: a loaded model, ``"model:PATH.zip"``, a CPU level, ... ``replays``: a
+    folder where every game is saved as a replay file, in a subfolder per CPU level."""
     rules = Rules() if rules is None else rules
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
@@ -75,7 +77,14 @@ def evaluate(
     with progress_bar(progress, len(cpus) * games, "evaluating", transient=True) as advance:
         for level, cpu in enumerate(cpus):
             entrants = [Entrant("agent", agent), Entrant(cpu, cpu)]
-            measurement = Measurement(entrants, rules, seed, [lineup], deterministic=True)
+            measurement = Measurement(
+                entrants,
+                rules,
+                seed,
+                [lineup],
+                deterministic=True,
+                replays=None if replays is None else Path(replays) / cpu,
+            )
             records = play_deals(
                 measurement, deals, on_games=lambda n, before=level * games: advance(before + n)
             )
@@ -141,6 +150,13 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         help="also write the results to this JSON file, replaced if it exists "
         "(default: %(default)s: no file)",
     )
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        default=None,
+        help="folder to save every game in as a replay file, a subfolder per CPU level "
+        "(default: %(default)s: none); gofish-replay FILE makes a page of one",
+    )
     args = parser.parse_args(argv)
 
     # Every argument, and the model file, is checked before the first game.
@@ -150,18 +166,22 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     check_count(parser, "--deals", args.deals)
     if args.json is not None:
         check_output(parser, "--json", args.json)
+    if args.replays is not None:
+        check_output(parser, "--replays", args.replays, directory=True)
     try:
         agent = load_agent(args.model, rules, deterministic=True)
     except AgentFileError as error:
         parser.error(str(error))
 
-    results = evaluate(agent, cpus, rules, args.deals, args.seed, True)
+    results = evaluate(agent, cpus, rules, args.deals, args.seed, True, args.replays)
     Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
     if args.json is not None:
         replaced = args.json.exists()
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results_json(results), indent=2))
         print(f"{'Replaced' if replaced else 'Wrote'} {args.json}")
+    if args.replays is not None:
+        print(f"Saved the replay of every game in {args.replays}/CPU-LEVEL/")
     return results
 
 

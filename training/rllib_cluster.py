@@ -1,10 +1,10 @@
 """Where RLlib runs: a local Ray on this machine (the default), or a running cluster.
 
 - ``""`` (default): start Ray here, for this program only, with as many logical CPUs as
-  the machine has (at least one per EnvRunner, so a request for more runners than cores
-  shares the cores instead of waiting forever for a free one), and its workers at the
-  program's own priority (Ray's default is nice 15: on a busy machine the EnvRunners would
-  crawl; ``RAY_worker_niceness`` set in the environment wins).
+  the machine has (at least one per EnvRunner and Learner actor, so a request for more
+  actors than cores shares the cores instead of waiting forever for a free one), and its
+  workers at the program's own priority (Ray's default is nice 15: on a busy machine the
+  EnvRunners would crawl; ``RAY_worker_niceness`` set in the environment wins).
 - ``"auto"``: join the cluster started on this machine with ``ray start --head``.
 - ``"HOST:PORT"``: join the cluster whose head is there (``ray start --head`` prints it).
 - ``"ray://HOST:PORT"``: connect through Ray Client (the head's client port, 10001).
@@ -17,9 +17,9 @@ ignores the token).
 
 An address that nothing answers fails within ``CONNECT_TIMEOUT`` seconds, with a message:
 Ray itself waits 30 s (Ray Client) or minutes (a GCS address) before giving up. A cluster
-with fewer CPUs than the EnvRunners ask for is refused before any actor is created, since
-Ray would wait for them forever. A Ray already started in this process (a notebook's, a
-test's) is used as it is, and left running.
+with fewer CPUs than the EnvRunners and Learners ask for is refused before any actor is
+created, since Ray would wait for them forever. A Ray already started in this process (a
+notebook's, a test's) is used as it is, and left running.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
 
 
 @contextlib.contextmanager
-def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) -> Iterator[dict]:
+def ray_session(address: str, actors: int, cpus_per_actor: float = 1.0) -> Iterator[dict]:
     """Ray connected as ``address`` says (see the module docstring), shut down at the end;
     yields the cluster's resources."""
     if address not in ("", "auto"):
@@ -73,11 +73,11 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
     if address:
         send_token_if_at_hand()
     if address == "" and ray.is_initialized():  # a notebook's or a test's own Ray
-        yield check_resources(env_runners, cpus_per_runner)
+        yield check_resources(actors, cpus_per_actor)
         return
     try:
         if address == "":
-            cpus = max(os.cpu_count() or 1, int(env_runners * cpus_per_runner + 0.999))
+            cpus = max(os.cpu_count() or 1, int(actors * cpus_per_actor + 0.999))
             # Ray starts its workers at nice 15: beside other programs the EnvRunners would
             # get a sliver of the cores while the learner (this process) gets its share.
             os.environ.setdefault("RAY_worker_niceness", "0")
@@ -94,7 +94,7 @@ def ray_session(address: str, env_runners: int, cpus_per_runner: float = 1.0) ->
             )
         raise ClusterError(f"--address {address}: {error} ({hint})") from None
     try:
-        yield check_resources(env_runners, cpus_per_runner)
+        yield check_resources(actors, cpus_per_actor)
     finally:
         ray.shutdown()
 
@@ -113,13 +113,14 @@ def send_token_if_at_hand() -> None:
     maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
-def check_resources(env_runners: int, cpus_per_runner: float) -> dict:
-    """The cluster's resources; ``ClusterError`` if the EnvRunners cannot all be placed."""
+def check_resources(actors: int, cpus_per_actor: float) -> dict:
+    """The cluster's resources; ``ClusterError`` if the actors (EnvRunners and Learners)
+    cannot all be placed."""
     resources = ray.cluster_resources()
-    needed = env_runners * cpus_per_runner
+    needed = actors * cpus_per_actor
     if resources.get("CPU", 0) < needed:
         raise ClusterError(
-            f"--env-runners {env_runners}: the cluster has {resources.get('CPU', 0):g} CPUs "
-            f"and the EnvRunners need {needed:g}; add nodes or use fewer runners"
+            f"--env-runners/--learners: the cluster has {resources.get('CPU', 0):g} CPUs and "
+            f"the EnvRunners and Learners need {needed:g}; add nodes or use fewer of them"
         )
     return resources

@@ -67,7 +67,14 @@ class Args:
     iterations: int = field(default=80, metadata={"help": "training iterations to run"})
     env_runners: int = field(default=2, metadata={"help": "EnvRunner actors that sample"})
     envs_per_runner: int = field(
-        default=16, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
+        default=32, metadata={"help": "games each EnvRunner steps together (one forward pass)"}
+    )
+    learners: int = field(
+        default=0,
+        metadata={
+            "help": "Learner actors, data parallel (one CPU each); 0: the learner runs in this "
+            "process"
+        },
     )
     address: str = field(
         default="",
@@ -144,6 +151,8 @@ def check_args(parser, args: Args) -> EnvSettings:
 
     for name in AT_LEAST_ONE:
         check_count(parser, "--" + name.replace("_", "-"), getattr(args, name))
+    if args.learners < 0:
+        refuse("learners", "0 (the learner in this process) or more Learner actors")
     if args.minibatch < 2 or args.minibatch > args.train_batch:
         refuse("minibatch", f"an integer from 2 to --train-batch ({args.train_batch})")
     if not args.learning_rate > 0:
@@ -256,6 +265,7 @@ def build_config(run: Run):
             # then train on nothing. A runner that dies still fails the iteration.
             sample_timeout_s=None,
         )
+        .learners(num_learners=args.learners)
         .multi_agent(**setup.multi_agent_kwargs())
         .rl_module(rl_module_spec=setup.module_spec({"hidden": hidden_sizes(args)}))
         .training(
@@ -510,10 +520,11 @@ def main(argv: list[str] | None = None) -> dict:
         return json.loads((run.folder / "evaluation.json").read_text())
     torch.set_num_threads(1)  # the learner's small updates; runners' cores stay free
     try:
-        with ray_session(args.address, args.env_runners) as resources:
+        with ray_session(args.address, args.env_runners + args.learners) as resources:
+            learners = f"{args.learners} Learners" if args.learners else "the Learner here"
             console.print(
                 f"Ray: {resources.get('CPU', 0):g} CPUs; {args.env_runners} EnvRunners x "
-                f"{args.envs_per_runner} games -> {run.folder}"
+                f"{args.envs_per_runner} games, {learners} -> {run.folder}"
             )
             config = build_config(run)
             algorithm = config.build_algo()

@@ -86,11 +86,11 @@ class Args:
     timesteps: int = field(default=250_000, metadata={"help": "learner steps to train for"})
     envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
     vec_env: str = field(
-        default="dummy",
+        default="vector",
         metadata={
-            "help": "dummy (every env in this process: SB3's DummyVecEnv), subproc (one "
-            "worker process per env: SB3's SubprocVecEnv) or vector (every env in one batch "
-            "of the compiled engine, gofish_env.vector)"
+            "help": "vector (every env in one batch of the compiled engine, "
+            "gofish_env.vector, opponents compiled), dummy (every env in this process: SB3's "
+            "DummyVecEnv) or subproc (one worker process per env: SB3's SubprocVecEnv)"
         },
     )
     threads: int = field(

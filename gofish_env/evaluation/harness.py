@@ -13,10 +13,13 @@ against the CPUs, the evaluations during training) plays its games here:
   position.
 - Results come back in deal order, so the same seed gives the same records whatever the
   number of worker processes.
-- When every entrant is a compiled CPU level (``random`` .. ``hard``), the deals are played
-  in batches of the vector engine (``batched``; ``Measurement.engine``): the same deals,
-  seats, seeds, ask limit and scoring, the CPUs' random choices from their compiled
-  generators.
+- When every entrant is a compiled CPU level (``random`` .. ``hard``) and no replays are
+  asked for, the deals are played in batches of the vector engine (``batched``;
+  ``Measurement.engine``): the same deals, seats, seeds, ask limit and scoring, the CPUs'
+  random choices from their compiled generators.
+- With ``Measurement.replays`` (a folder), every game is also saved as a replay file
+  (``gofish_env.replay``), ``deal000012-rotation1.json``, as soon as it ends (replays are
+  made from the reference engine's event log: they play in the reference engine).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
 from gofish_env.evaluation.batched import COMPILED, batched_records, compiled_levels, is_compiled
@@ -34,6 +38,7 @@ from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import Game
 from gofish_env.players import SeatPlayer, make_player
+from gofish_env.replay import Replay
 from gofish_env.rules import Rules
 
 
@@ -66,8 +71,10 @@ class Measurement:
     lineups: list[tuple[int, ...]]
     max_asks: int = DEFAULT_MAX_ASKS
     deterministic: bool = False  # models play their most likely action
-    # "auto": the vector engine when every entrant is a compiled CPU level; "python": the
-    # reference engine always; "vector": the vector engine (compiled levels only).
+    replays: str | Path | None = None  # a folder: every game saved there as a replay file
+    # "auto": the vector engine when every entrant is a compiled CPU level (and no replays
+    # are asked for); "python": the reference engine always; "vector": the vector engine
+    # (compiled levels only, no replays).
     engine: str = "auto"
 
     def __post_init__(self) -> None:
@@ -81,6 +88,11 @@ class Measurement:
                 f"not compiled: {', '.join(repr(name) for name in others)}; use 'auto' or "
                 "'python' for these entrants"
             )
+        if self.engine == "vector" and self.replays is not None:
+            raise ValueError(
+                "engine: 'vector' saves no replays (they come from the reference engine's "
+                "event log); use 'auto' or 'python' with replays"
+            )
 
 
 ENGINES = ("auto", "python", "vector")
@@ -88,7 +100,11 @@ ENGINES = ("auto", "python", "vector")
 
 def engine_used(measurement: Measurement) -> str:
     """The engine the measurement's games are played in: ``"vector"`` or ``"python"``."""
-    if measurement.engine != "python" and compiled_levels(measurement) is not None:
+    if (
+        measurement.engine != "python"
+        and measurement.replays is None
+        and compiled_levels(measurement) is not None
+    ):
         return "vector"
     return "python"
 
@@ -153,6 +169,8 @@ class Table:
                 raise ValueError(
                     f"entrant {name!r} (seat {seat}) chose an illegal action {action!r}: {error}"
                 ) from error
+        if measurement.replays is not None:
+            self.save_replay(played, deal, deal_seed, rotation, seats)
         return GameRecord(
             deal=deal,
             rotation=rotation,
@@ -166,6 +184,28 @@ class Table:
             decisions=tuple(decisions),
             decision_seconds=tuple(seconds),
         )
+
+    def save_replay(
+        self, game: Game, deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...]
+    ) -> Path:
+        measurement = self.measurement
+        names = [measurement.entrants[entrant].name for entrant in seats]
+        meta = {
+            "source": "gofish_env.evaluation",
+            "seed": measurement.seed,
+            "deal": deal,
+            "rotation": rotation,
+            "max_asks": measurement.max_asks,
+            "cut_off": not game.is_over,
+            "leaders": list(game.leaders()),
+        }
+        replay = Replay.from_game(game, seed=deal_seed, players=names, meta=meta)
+        return replay.save(replay_path(measurement.replays, deal, rotation))
+
+
+def replay_path(folder: str | Path, deal: int, rotation: int) -> Path:
+    """Where the harness saves the replay of a game."""
+    return Path(folder) / f"deal{deal:06d}-rotation{rotation}.json"
 
 
 _WORKER_TABLE: Table | None = None

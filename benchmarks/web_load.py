@@ -1,0 +1,96 @@
+"""How the web table holds up under many tables at once.
+
+    python benchmarks/web_load.py --tables 60
+
+Starts ``gofish-web --port 0`` (a subprocess on 127.0.0.1), then plays ``--tables`` games at
+once, each from its own client thread (httpx): two in three tables with a person whose asks
+are chosen at random from the legal ones the page is sent, the rest watched; every CPU move
+through ``advance``. Each finished game is fetched as a replay and played again by the
+engine, and its log must equal the log the table's page was last sent. Prints the wall
+time, the requests made and the time per request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from gofish_env.cli import check_count
+from gofish_env.replay import Replay
+
+
+def play(url: str, number: int) -> tuple[int, list[float]]:
+    """Play table ``number`` to the end; (requests made, their durations in seconds)."""
+    players = 2 + number % 5
+    seats = [("easy", "normal", "hard", "expert")[(number + s) % 4] for s in range(players)]
+    if number % 3:
+        seats[number % players] = "human"
+    chooser = random.Random(number)
+    spent: list[float] = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+
+        def call(method: str, path: str, **kwargs) -> dict:
+            start = time.perf_counter()
+            answer = client.request(method, path, **kwargs)
+            spent.append(time.perf_counter() - start)
+            answer.raise_for_status()
+            return answer.json()
+
+        body = {"players": players, "seats": seats, "seed": number}
+        table = call("POST", "/api/tables", json=body)
+        token, path = table["token"], f"/api/tables/{table['id']}"
+        payload = call("GET", path, params={"token": token})
+        while not payload["over"]:
+            if payload["waiting"] == "you":
+                target, wanted = chooser.choice(payload["legal"])
+                ask = {"token": token, "target": target, "wanted": wanted}
+                payload = call("POST", f"{path}/ask", json=ask)
+            else:
+                payload = call("POST", f"{path}/advance", json={"token": token})
+        game = Replay.from_dict(call("GET", f"{path}/replay", params={"token": token})).game()
+        if [entry["text"] for entry in payload["log"]] != [str(e) for e in game.events]:
+            raise AssertionError(f"table {number}: its page's log differs from its game")
+    return len(spent), spent
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--tables", type=int, default=60, help="tables played at once")
+    args = parser.parse_args(argv)
+    check_count(parser, "--tables", args.tables)
+    command = [sys.executable, "-m", "gofish_web.server", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().split()[4].rstrip("/")
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=args.tables) as pool:
+            results = list(pool.map(lambda number: play(url, number), range(args.tables)))
+        elapsed = time.perf_counter() - start
+    finally:
+        server.terminate()
+        server.wait(30)
+    durations = sorted(d for _, spent in results for d in spent)
+    requests = len(durations)
+    p95 = durations[int(0.95 * (requests - 1))]
+    print(
+        f"{args.tables} tables played to the end at once in {elapsed:.1f} s: {requests} "
+        f"requests, {requests / elapsed:.0f} per second; per request median "
+        f"{1000 * statistics.median(durations):.1f} ms, 95th percentile {1000 * p95:.1f} ms"
+    )
+    print("every game replayed by the engine equals what its page was sent")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,413 @@
+"""The web table's server (gofish-web) through its HTTP API, served by uvicorn on 127.0.0.1:
+whole games against the CPUs and watched, the engine's refusals, bad requests answered 4xx
+with a reason, many tables at once, replays, and no hidden card in what a seat's page is
+sent (counterfactual deals, as in tests/test_no_leak.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+from test_no_leak import alternative_worlds, make_scenario
+from web_helpers import check_payloads, play_through_api
+
+from gofish_env import IllegalAsk, Rules
+from gofish_env.replay import Replay
+from gofish_web.server import create_app, running
+from gofish_web.tables import HUMAN, TableRegistry, WebTable
+
+pytestmark = pytest.mark.web
+
+
+@pytest.fixture
+def server(tmp_path):
+    """(client, registry, replay folder) of a fresh server."""
+    registry = TableRegistry(limit=50, replays=tmp_path / "replays")
+    app = create_app(registry, replays=tmp_path / "replays")
+    with running(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client, registry, tmp_path / "replays"
+
+
+def new_table(client, **body) -> dict:
+    answer = client.post("/api/tables", json=body)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+@pytest.mark.parametrize(
+    ("players", "rules", "cpus"),
+    [
+        (4, "table", ["hard", "easy", "expert"]),
+        (2, "authors", ["normal"]),
+        (6, "pairs", ["random"] * 5),
+    ],
+)
+def test_a_person_plays_a_whole_game_against_the_cpus(server, players, rules, cpus):
+    client, registry, folder = server
+    table = new_table(client, players=players, rules=rules, seats=[HUMAN, *cpus], seed=11)
+    assert table["human"] == 0
+    payloads = play_through_api(client, table)
+    assert payloads[-1]["over"] and payloads[-1]["scene"]["status"].startswith("Game over")
+    answer = client.get(f"/api/tables/{table['id']}/replay", params={"token": table["token"]})
+    assert answer.status_code == 200
+    replay = Replay.from_dict(answer.json())
+    game = replay.game()  # the engine replays it exactly
+    assert replay.seed == 11 and replay.rules == Rules.preset(rules, players=players)
+    assert game.events == registry.get(table["id"]).game.events
+    assert check_payloads(payloads, replay, seat=0) == len(payloads)
+    # A person's draws are noted for that person (authors deals the whole deck: no draws).
+    notes = [entry["note"] for entry in payloads[-1]["log"] if "note" in entry]
+    assert all(note.startswith("you drew ") for note in notes)
+    assert len(notes) == sum(
+        1
+        for entry in payloads[-1]["log"]
+        if entry["text"] == "Seat 0 draws a card from the pool."
+        or entry["text"].startswith("Seat 0 has an empty hand and draws")
+    )
+    # Every finished game is saved in the replay folder.
+    assert Replay.load(folder / f"web-{table['id']}.json").game().events == game.events
+
+
+def test_a_watched_table_shows_any_seat_or_every_hand(server):
+    client, _, _ = server
+    table = new_table(client, players=3, seats=["easy", "hard", "expert"], seed=5)
+    assert table["human"] is None
+    payloads = play_through_api(client, table, view="table")
+    replay = Replay.from_dict(client.get(f"/api/tables/{table['id']}/replay").json())
+    assert check_payloads(payloads, replay, seat=None) == len(payloads)
+    for seat in range(3):
+        answer = client.get(f"/api/tables/{table['id']}", params={"view": seat})
+        assert check_payloads([answer.json()], replay, seat=seat) == 1
+
+
+def test_an_illegal_click_gets_the_engines_refusal(server):
+    client, registry, _ = server
+    table = new_table(client, players=3, seats=[HUMAN, "hard", "hard"], seed=3)
+    game = registry.get(table["id"]).game
+    rank = game.hand(0)[0][:-1]
+    before = client.get(f"/api/tables/{table['id']}", params={"token": table["token"]}).json()
+    for target, wanted in [(0, rank), (1, "NOT HELD"), (7, rank)]:
+        if wanted == "NOT HELD":
+            held = {card[:-1] for card in game.hand(0)}
+            wanted = next(
+                r for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10") if r not in held
+            )
+        with pytest.raises(IllegalAsk) as refusal:
+            copy.deepcopy(game).ask(target, wanted)
+        body = {"token": table["token"], "target": target, "wanted": wanted}
+        answer = client.post(f"/api/tables/{table['id']}/ask", json=body)
+        assert answer.status_code == 409
+        assert answer.json() == {"detail": str(refusal.value)}
+    after = client.get(f"/api/tables/{table['id']}", params={"token": table["token"]}).json()
+    assert after == before  # refused asks changed nothing
+
+
+def bad_requests(table: dict, watched: dict) -> list:
+    url = f"/api/tables/{table['id']}"
+    token = table["token"]
+    return [
+        ("get", "/api/tables/nope", None, None, 404, "no table 'nope'"),
+        ("get", url, {"token": "wrong"}, None, 403, "token"),
+        ("get", url, None, None, 403, "token"),
+        ("get", url, {"token": token, "view": "2"}, None, 403, "view: 2 is not shown"),
+        ("get", url, {"token": token, "view": "table"}, None, 403, "view: 'table'"),
+        ("get", url, {"token": token, "view": "x"}, None, 422, "view: got 'x'"),
+        ("post", "/api/tables", None, {"players": 9}, 422, "less than or equal to 6"),
+        ("post", "/api/tables", None, {"colour": "red"}, 422, "Extra inputs"),
+        ("post", "/api/tables", None, {"players": 4, "seats": [HUMAN]}, 422, "1 given for 4"),
+        ("post", "/api/tables", None, {"players": 5, "rules": "quick"}, 422, "rules: players"),
+        ("post", "/api/tables", None, {"rules": "chess"}, 422, "unknown preset 'chess'"),
+        ("post", "/api/tables", None, {"players": 2, "seats": [HUMAN, HUMAN]}, 422, "at most one"),
+        ("post", "/api/tables", None, {"players": 2, "seats": [HUMAN, "boss"]}, 422, "'boss'"),
+        (
+            "post",
+            "/api/tables",
+            None,
+            {"players": 2, "seats": [HUMAN, "model:/no.zip"]},
+            422,
+            "/no.zip",
+        ),
+        ("post", "/api/tables", None, {"seed": -1}, 422, "greater than or equal to 0"),
+        ("post", f"{url}/ask", None, {"token": token, "target": 1}, 422, "wanted"),
+        (
+            "post",
+            f"{url}/ask",
+            None,
+            {"token": token, "target": "one", "wanted": "Q"},
+            422,
+            "target",
+        ),
+        ("post", f"{url}/ask", None, {"token": "x", "target": 1, "wanted": "Q"}, 403, "token"),
+        ("post", f"{url}/advance", None, {"token": token}, 409, "it is your turn"),
+        ("get", f"{url}/replay", {"token": token}, None, 409, "once the game is over"),
+        (
+            "post",
+            f"/api/tables/{watched['id']}/ask",
+            None,
+            {"token": "", "target": 1, "wanted": "2"},
+            409,
+            "watched",
+        ),
+        ("post", "/api/replays", None, {"format": "chess"}, 422, "replay: format"),
+        ("get", "/replays/missing.json", None, None, 404, "no replay 'missing.json'"),
+        ("get", "/replays/..%2F..%2Fpyproject.toml", None, None, 404, "Not Found"),
+    ]
+
+
+def test_a_bad_request_gets_a_4xx_answer_with_a_reason(server):
+    client, _, _ = server
+    table = new_table(client, players=3, seats=[HUMAN, "hard", "hard"], seed=1)
+    watched = new_table(client, players=2, seats=["easy", "easy"], seed=1)
+    for method, url, params, body, status, reason in bad_requests(table, watched):
+        answer = client.request(method.upper(), url, params=params, json=body)
+        assert answer.status_code == status, (url, body, answer.text)
+        assert reason in answer.text, (url, body, answer.text)
+
+
+def test_an_ask_out_of_turn_is_refused(server):
+    client, _, _ = server
+    table = new_table(client, players=3, seats=["hard", HUMAN, "hard"], seed=2)
+    token = table["token"]
+    payload = client.get(f"/api/tables/{table['id']}", params={"token": token}).json()
+    assert payload["waiting"] == "cpu" and payload["legal"] == []
+    body = {"token": token, "target": 0, "wanted": "2"}
+    answer = client.post(f"/api/tables/{table['id']}/ask", json=body)
+    assert answer.status_code == 409
+    assert answer.json()["detail"] == "it is not your turn: hard CPU is to ask"
+
+
+def test_many_tables_each_keep_their_own_game(server):
+    client, _, _ = server
+    tables = [
+        {**new_table(client, players=3, seats=[HUMAN, "easy", "hard"], seed=s), "seed": s}
+        for s in range(6)
+    ]
+    tables += [
+        {**new_table(client, players=4, seats=["easy"] * 4, seed=s), "seed": s} for s in range(6)
+    ]
+    received = {table["id"]: [] for table in tables}
+    rng = random.Random(0)
+    live = list(tables)
+    while live:  # one move at a time, at tables taken in turn
+        for table in list(live):
+            token = table["token"]
+            payload = client.get(f"/api/tables/{table['id']}", params={"token": token}).json()
+            received[table["id"]].append(payload)
+            if payload["over"]:
+                live.remove(table)
+            elif payload["waiting"] == "you":
+                target, wanted = rng.choice(payload["legal"])
+                body = {"token": token, "target": target, "wanted": wanted}
+                assert client.post(f"/api/tables/{table['id']}/ask", json=body).status_code == 200
+            else:
+                answer = client.post(f"/api/tables/{table['id']}/advance", json={"token": token})
+                assert answer.status_code == 200
+    for table in tables:
+        answer = client.get(f"/api/tables/{table['id']}/replay", params={"token": table["token"]})
+        replay = Replay.from_dict(answer.json())
+        replay.game()
+        check_payloads(received[table["id"]], replay, table["human"])
+    seeds = {
+        Replay.from_dict(
+            client.get(f"/api/tables/{t['id']}/replay", params={"token": t["token"]}).json()
+        ).seed
+        for t in tables
+    }
+    assert seeds == set(range(6))
+
+
+def test_the_oldest_tables_are_dropped_past_the_limit():
+    registry = TableRegistry(limit=3)
+    tables = [registry.create(Rules(players=2), [HUMAN, "easy"], seed) for seed in range(4)]
+    assert len(registry) == 3
+    registry.get(tables[1].id)  # used: kept
+    registry.create(Rules(players=2), [HUMAN, "easy"], 9)
+    with pytest.raises(Exception, match="no table"):
+        registry.get(tables[0].id)
+    with pytest.raises(Exception, match="no table"):
+        registry.get(tables[2].id)
+    assert registry.get(tables[1].id) is tables[1]
+
+
+def test_replays_are_listed_and_opened(server):
+    client, _, folder = server
+    table = new_table(client, players=2, seats=["easy", "hard"], seed=4)
+    play_through_api(client, table)
+    listed = client.get("/api/replays").json()
+    assert {"name": f"web-{table['id']}.json", "url": f"/replays/web-{table['id']}.json"} in listed
+    page = client.get(f"/replays/web-{table['id']}.json")
+    assert page.status_code == 200 and 'id="gofish-replay-data"' in page.text
+    data = json.loads((folder / f"web-{table['id']}.json").read_text())
+    opened = client.post("/api/replays", json=data)
+    assert opened.status_code == 201
+    assert client.get(opened.json()["url"]).status_code == 200
+    data["asks"][0][2] = "NOPE"
+    refused = client.post("/api/replays", json=data)
+    assert refused.status_code == 422 and "asks[0]: the engine refuses it" in refused.text
+    page = client.get(f"/tables/{table['id']}/replay.html")
+    assert page.status_code == 200 and "<!doctype html>" in page.text
+
+
+@pytest.mark.torch  # the saved agents
+def test_a_saved_agent_takes_a_seat(server, agents):
+    client, _, _ = server
+    spec = "model:" + agents["recorded"]
+    table = new_table(client, players=4, seats=[HUMAN, spec, "hard", spec], seed=6)
+    payloads = play_through_api(client, table)
+    assert payloads[-1]["labels"] == ["you", "model tiny", "hard CPU", "model tiny"]
+    refused = client.post("/api/tables", json={"players": 3, "seats": [HUMAN, spec, "hard"]})
+    assert refused.status_code == 422 and "trained for 4 players" in refused.text
+
+
+# ----------------------------------------------------------------------------- no leaks
+
+
+class Script:
+    """Seat players that make the asks of a scenario in order, whichever seat moves (the
+    person's asks are posted by the test from the same list)."""
+
+    def __init__(self, asks: list[tuple[int, int]]):
+        self.asks = asks
+        self.next = 0
+
+    def seat(self):
+        script = self
+
+        class Player:
+            def reset(self, seed):
+                pass
+
+            def act(self, turn):
+                target, wanted = script.asks[script.next]
+                script.next += 1
+                return turn.to_action(target, wanted)
+
+        return Player()
+
+
+def seat_trace(client, registry, world, asks, viewer) -> list[str]:
+    """Every body the viewer's page is sent while the scenario's asks are played."""
+    script = Script(asks)
+    seats = [HUMAN if seat == viewer else script.seat() for seat in range(world.rules.players)]
+    table = registry.add(WebTable(world.rules, seats, game=world.game()))
+    url, token = f"/api/tables/{table.id}", table.token
+    bodies = [client.get(url, params={"token": token}).text]
+    while script.next < len(asks):
+        if table.game.current_player == viewer:
+            target, wanted = asks[script.next]
+            script.next += 1
+            body = {"token": token, "target": target, "wanted": table.wanted_name(wanted)}
+            answer = client.post(f"{url}/ask", json=body)
+        else:
+            answer = client.post(f"{url}/advance", json={"token": token})
+        assert answer.status_code == 200, answer.text
+        bodies.append(answer.text)
+        bodies.append(client.get(url, params={"token": token}).text)
+    return [body.replace(table.id, "TABLE") for body in bodies]
+
+
+@pytest.mark.parametrize(
+    ("rules", "seed"),
+    [(Rules(players=3), 20), (Rules(players=4), 21), (Rules.preset("authors", players=3), 22)],
+    ids=["table-3", "table-4", "authors-3"],
+)
+def test_no_hidden_card_reaches_a_seats_page(server, rules, seed):
+    client, registry, _ = server
+    scenario = make_scenario(rules, seed, max_asks=40)
+    compared = 0
+    for viewer in range(rules.players):
+        worlds, controls = alternative_worlds(
+            scenario, viewer, random.Random(seed + viewer), tries=800, keep=3
+        )
+        expected = seat_trace(client, registry, scenario.world, scenario.asks, viewer)
+        for world in worlds:
+            assert seat_trace(client, registry, world, scenario.asks, viewer) == expected
+            compared += 1
+        for world in controls:  # the viewer's own hand does show
+            assert seat_trace(client, registry, world, scenario.asks, viewer) != expected
+    assert compared >= rules.players
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def test_gofish_web_serves_on_127_0_0_1_and_prints_its_address(tmp_path):
+    command = [sys.executable, "-m", "gofish_web.server", "--port", "0"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            line = process.stdout.readline()
+            assert line.startswith("Go Fish web table: http://127.0.0.1:")
+            url = line.split()[4]
+            options = httpx.get(url + "api/options", timeout=10).json()
+            assert options["cpus"][0] == "random" and "table" in options["presets"]
+            assert "<title>Go Fish</title>" in httpx.get(url, timeout=10).text
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--port", "70000"], "--port: got 70000"),
+        (["--agent", "/no/such.zip"], "--agent: "),
+        (["--max-tables", "0"], "--max-tables: got 0"),
+    ],
+)
+def test_gofish_web_refuses_bad_arguments(argv, message, capsys):
+    from helpers import usage_error
+
+    from gofish_web.server import main
+
+    assert message in usage_error(capsys, main, argv)
+
+
+def test_gofish_web_refuses_a_port_in_use(capsys):
+    from helpers import usage_error
+
+    from gofish_web.server import bind, main
+
+    taken = bind(0)
+    try:
+        port = taken.getsockname()[1]
+        assert f"--port: cannot listen on 127.0.0.1:{port}" in usage_error(
+            capsys, main, ["--port", str(port)]
+        )
+    finally:
+        taken.close()
+
+
+def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
+    folder = tmp_path / "replays"
+    command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            url = process.stdout.readline().split()[4]
+            body = {"players": 3, "seats": ["easy", "hard", "expert"], "seed": 2}
+            table = httpx.post(url + "api/tables", json=body, timeout=10).json()
+            for _ in range(5):
+                answer = httpx.post(f"{url}api/tables/{table['id']}/advance", json={}, timeout=10)
+                assert answer.status_code == 200
+            process.send_signal(signal.SIGINT)  # Ctrl-C
+            out, _ = process.communicate(timeout=30)
+        finally:
+            process.kill()
+    assert f"Saved 1 unfinished games in {folder}" in out
+    replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")
+    assert len(replay.asks) == 5 and replay.seed == 2
+    assert not replay.game().is_over
+
+
+def test_the_api_schema_is_served_and_the_page_needs_nothing_from_outside(server):
+    client, _, _ = server
+    schema = client.get("/api/openapi.json").json()
+    assert {"/api/tables", "/api/tables/{table_id}/ask", "/api/replays"} <= set(schema["paths"])
+    assert client.get("/api/docs").status_code == 404  # Swagger's page would need a CDN
+    page = client.get("/").text
+    assert 'src="/static/table.js"' in page and "http" not in page.replace('href="data:,"', "")

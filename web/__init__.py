@@ -1,0 +1,2 @@
+"""gofish_web: watch, replay and play Go Fish in a web browser (``gofish-web``,
+``gofish-replay``)."""

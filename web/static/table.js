@@ -1,0 +1,206 @@
+// Draws a Go Fish table from a scene (gofish_env.scene.Scene as JSON): the seats around the
+// felt, card backs with counts for hidden hands, the viewer's cards face up, catches, the
+// pool, and the last ask with its answer. Shared by the web table and the replay pages.
+"use strict";
+
+const GoFishTable = (() => {
+  // Suit symbols as shapes, so no font is needed for them.
+  const SUITS = {
+    C: '<svg viewBox="0 0 100 100"><circle cx="50" cy="27" r="21"/><circle cx="27" cy="58" r="21"/>' +
+       '<circle cx="73" cy="58" r="21"/><circle cx="50" cy="50" r="13"/><path d="M50 50 L70 99 L30 99 Z"/></svg>',
+    D: '<svg viewBox="0 0 100 100"><path d="M50 1 L88 50 L50 99 L12 50 Z"/></svg>',
+    H: '<svg viewBox="0 0 100 100"><circle cx="28" cy="33" r="24"/><circle cx="72" cy="33" r="24"/>' +
+       '<path d="M5 42 L95 42 L50 99 Z"/></svg>',
+    S: '<svg viewBox="0 0 100 100"><path d="M50 1 L95 58 L5 58 Z"/><circle cx="28" cy="60" r="23"/>' +
+       '<circle cx="72" cy="60" r="23"/><path d="M50 60 L72 99 L28 99 Z"/></svg>',
+  };
+  const CENTER = [50, 44.53];  // percent of the table: (480, 285) of 960 x 640
+  const RADII = [36.67, 30.0];
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function suitSvg(suit) {
+    const span = el("span");
+    span.innerHTML = SUITS[suit];  // a constant of this file, never page data
+    return span.firstChild;
+  }
+
+  function card(name) {
+    const node = el("div", "gf-card");
+    node.dataset.card = name;
+    if (name === "JK") {
+      node.classList.add("gf-joker");
+      node.append(el("span", "gf-rank", "JK"));
+      return node;
+    }
+    const suit = name.slice(-1);
+    if (suit === "H" || suit === "D") node.classList.add("gf-red");
+    node.append(el("span", "gf-rank", name.slice(0, -1)));
+    const corner = suitSvg(suit);
+    corner.classList.add("gf-corner");
+    const pip = suitSvg(suit);
+    pip.classList.add("gf-pip");
+    node.append(corner, pip);
+    return node;
+  }
+
+  function back() {
+    const node = el("div", "gf-card gf-back");
+    node.dataset.back = "1";
+    return node;
+  }
+
+  // Overlap cards of `width` (cqw) so that n of them fit in `room` (cqw).
+  function fan(hand, cards, width, room, widest) {
+    const step = cards.length > 1 ? Math.min(widest, (room - width) / (cards.length - 1)) : widest;
+    hand.style.setProperty("--overlap", `${(step - width).toFixed(2)}cqw`);
+    hand.append(...cards);
+  }
+
+  function rankOf(name) {
+    return name === "JK" ? "JK" : name.slice(0, -1);
+  }
+
+  function catches(seat) {
+    const row = el("div", "gf-catches");
+    if (seat.catches.length === 0) row.append(el("span", "", "no catches"));
+    for (const rank of seat.catches) row.append(el("span", "gf-chip", rank));
+    row.append(el("span", "gf-points", `${seat.points} pts`));
+    return row;
+  }
+
+  function label(seat, tag) {
+    const row = el("div", "gf-label");
+    row.append(el("span", "gf-name", seat.label + (seat.out ? " (out)" : "")));
+    if (tag) row.append(el("span", "gf-tag", tag));
+    return row;
+  }
+
+  function marks(node, seat) {
+    node.dataset.seat = seat.seat;
+    if (seat.to_move) node.classList.add("gf-to-move");
+    if (seat.winner) node.classList.add("gf-winner");
+    if (seat.out) node.classList.add("gf-out");
+  }
+
+  // Where each seat sits: `bottom` at the bottom, then going left (seat + 1) clockwise.
+  function positions(players, bottom) {
+    const places = {};
+    for (let k = 0; k < players; k++) {
+      const angle = Math.PI / 2 + (2 * Math.PI * k) / players;
+      places[(bottom + k) % players] = [
+        CENTER[0] + RADII[0] * Math.cos(angle),
+        CENTER[1] + RADII[1] * Math.sin(angle),
+      ];
+    }
+    return places;
+  }
+
+  function seatPanel(seat, place, options) {
+    const node = el("div", "gf-seat");
+    marks(node, seat);
+    node.style.left = `${place[0]}%`;
+    node.style.top = `${place[1]}%`;
+    node.append(label(seat, seat.winner ? "WINNER" : seat.to_move ? "to ask" : ""));
+    const hand = el("div", "gf-hand");
+    if (seat.cards === null) {
+      const backs = [];
+      for (let i = 0; i < Math.min(seat.hand_size, 12); i++) backs.push(back());
+      fan(hand, backs, 3.55, 11, 1.25);
+      const count = el("span", "gf-count", `${seat.hand_size} card${seat.hand_size === 1 ? "" : "s"}`);
+      count.dataset.count = seat.hand_size;
+      hand.append(count);
+    } else if (seat.cards.length) {
+      fan(hand, seat.cards.map(card), 3.55, 20, 3.85);
+    } else {
+      hand.append(el("span", "gf-count", "no cards"));
+    }
+    node.append(hand, catches(seat));
+    if (options.onSeat) {
+      node.classList.add("gf-target");
+      if (options.legalTargets && options.legalTargets.has(seat.seat)) node.classList.add("gf-legal");
+      node.addEventListener("click", () => options.onSeat(seat.seat));
+    }
+    return node;
+  }
+
+  function viewerPanel(seat, options) {
+    const node = el("div", "gf-me");
+    marks(node, seat);
+    const tag = seat.winner ? "WINNER" : seat.to_move ? "your turn" : `${seat.hand_size} cards`;
+    node.append(label(seat, tag));
+    const hand = el("div", "gf-hand");
+    const cards = (seat.cards || []).map(name => {
+      const node = card(name);
+      if (options.onCard) {
+        node.classList.add("gf-pickable");
+        if (options.selected && rankOf(name) === rankOf(options.selected)) node.classList.add("gf-selected");
+        node.addEventListener("click", event => { event.stopPropagation(); options.onCard(name); });
+      }
+      return node;
+    });
+    if (cards.length) fan(hand, cards, 5.6, 66, 5.9);
+    else hand.append(el("span", "gf-count", "no cards"));
+    node.append(hand, catches(seat));
+    if (options.onSeat) {
+      node.classList.add("gf-target");
+      node.addEventListener("click", () => options.onSeat(seat.seat));
+    }
+    return node;
+  }
+
+  function center(scene, options) {
+    const node = el("div", "gf-center");
+    const pool = el("div", "gf-pool");
+    const stack = el("div", "gf-hand");
+    for (let i = 0; i < Math.min(scene.pool_size, 4); i++) stack.append(back());
+    const count = el("span", "gf-pool-count", `Pool: ${scene.pool_size} card${scene.pool_size === 1 ? "" : "s"}`);
+    count.dataset.pool = scene.pool_size;
+    pool.append(stack, count);
+    node.append(pool);
+    const ask = scene.last_ask;
+    if (ask) {
+      node.append(el("div", "gf-ask", ask.text));
+      node.append(el("div", `gf-answer ${ask.handed ? "gf-hit" : "gf-miss"}`, ask.answer.join(" ")));
+    }
+    node.append(el("div", "gf-status", scene.status));
+    if (options.extra) node.append(options.extra);
+    return node;
+  }
+
+  // Draw `scene` into `root`. options: onCard(card) makes the viewer's cards clickable,
+  // onSeat(seat) the seats, `selected` marks a card's rank, legalTargets a Set of seats.
+  function render(root, scene, options = {}) {
+    const table = el("div", "gf-table");
+    table.append(el("div", "gf-felt"), el("div", "gf-title", scene.title));
+    const players = scene.seats.length;
+    const places = positions(players, scene.viewer === null ? 0 : scene.viewer);
+    for (const seat of scene.seats) {
+      if (seat.seat === scene.viewer) table.append(viewerPanel(seat, options));
+      else table.append(seatPanel(seat, places[seat.seat], options));
+    }
+    table.append(center(scene, options));
+    root.replaceChildren(table);
+  }
+
+  // The scene from one seat's eyes, made from a scene with every hand face up (replays).
+  function seatView(scene, viewer) {
+    const seats = scene.seats.map(seat => ({...seat, cards: seat.seat === viewer ? seat.cards : null}));
+    const title = scene.title.replace(/every hand face up$/, `seat ${viewer}'s view`);
+    return {...scene, seats, viewer, title};
+  }
+
+  // The log beside the table: one line per event, with private notes.
+  function logLine(entry) {
+    const line = el("div", `gf-kind-${entry.kind}`, entry.text);
+    if (entry.note) line.append(" ", el("span", "gf-note", `(${entry.note})`));
+    return line;
+  }
+
+  return {render, seatView, logLine, suitSvg, card, el, rankOf};
+})();
