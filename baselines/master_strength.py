@@ -9,7 +9,9 @@ seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's gam
 appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share with
 its 95% interval is printed; run the same command again to go on from the last part kept
 (a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
-keeps every finished part. ``--summary`` prints the result of a file without playing.
+keeps every finished part. ``--summary`` prints the result of a file without playing;
+``--table OUT.png FILE...`` prints the markdown table of several files (named ``p{players}-s{simulations}.jsonl``)
+and draws their win shares against the budget.
 """
 
 from __future__ import annotations
@@ -65,6 +67,56 @@ def report(records: list[GameRecord], players: int, simulations: int, seed: int)
     }
 
 
+MS_AT_FOUR = {16: 5, 64: 10, 192: 22, 512: 54}  # benchmarks/master_speed.py, busy machine
+
+
+def table(paths: list[Path], chart: Path) -> str:
+    """The markdown table of the files' results, and their chart."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = []
+    for path in paths:
+        players, simulations = (int(part[1:]) for part in path.stem.split("-"))
+        results.append(report(read_records(path), players, simulations, 1))
+    results.sort(key=lambda r: (r["players"], r["simulations"]))
+    lines = [
+        "| players | simulations (ms a decision at 4 players) | deals (games) "
+        "| master's win share | 95% CI | fair |",
+        "|---|---|---|---|---|---|",
+    ]
+    figure, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for r in results:
+        ms = MS_AT_FOUR.get(r["simulations"], "?")
+        lines.append(
+            f"| {r['players']} | {r['simulations']} ({ms}) | {r['deals']} "
+            f"({r['deals'] * r['players']}) | {r['share']:.3f} | [{r['low']:.3f}, "
+            f"{r['high']:.3f}] | {r['fair']:.3f} |"
+        )
+        ax = axes[0 if r["players"] == 2 else 1]
+        ax.errorbar(
+            r["simulations"],
+            r["share"],
+            yerr=[[r["share"] - r["low"]], [r["high"] - r["share"]]],
+            fmt="o",
+            color="C0",
+            capsize=4,
+        )
+    for ax, players, target in ((axes[0], 2, 0.55), (axes[1], 4, 0.29)):
+        ax.axhline(1 / players, color="grey", linestyle="--", label="fair share (= expert)")
+        ax.axhline(target, color="C3", linestyle=":", label="the issue's target")
+        ax.set_xscale("log")
+        ax.set_xlabel("simulations per decision")
+        ax.set_ylabel("master's win share")
+        ax.set_title(f"master vs {players - 1} expert{'s' if players > 2 else ''}")
+        ax.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(chart, dpi=100)
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
@@ -73,9 +125,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--table", nargs="+", type=Path, metavar=("CHART", "FILE"))
     args = parser.parse_args(argv)
+    if args.table:
+        if len(args.table) < 2:
+            parser.error("--table: give the chart's path and at least one results file")
+        print(table(args.table[1:], args.table[0]))
+        return
+    if args.out is None:
+        parser.error("--out: required (the results file to write or go on with)")
     for flag in ("--deals", "--simulations", "--workers", "--chunk"):
         check_count(parser, flag, getattr(args, flag[2:]))
     if not 2 <= args.players <= 6:
