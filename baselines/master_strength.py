@@ -10,8 +10,8 @@ appended to ``--out`` (one JSON line per game) as soon as it ends, and the win s
 its 95% interval is printed; run the same command again to go on from the last part kept
 (a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
 keeps every finished part. ``--summary`` prints the result of a file without playing;
-``--table OUT.png FILE...`` prints the markdown table of several files (named ``p{players}-s{simulations}.jsonl``)
-and draws their win shares against the budget.
+``--table OUT.png FILE...`` prints the markdown table of several files (named
+``p{players}-s{simulations}.jsonl``) and draws their win shares against the budget.
 """
 
 from __future__ import annotations
