@@ -1,0 +1,24 @@
+"""baselines/master_strength.py: parts kept as they end, a run resumed where it stopped
+gives the same games as one run, and the table of several runs."""
+
+from __future__ import annotations
+
+import json
+
+from gofish_baselines.master_strength import main, read_records
+
+
+def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, capsys):
+    whole, parts = tmp_path / "p2-s8.jsonl", tmp_path / "parts" / "p2-s8.jsonl"
+    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--chunk", "1"]
+    main([*common, "--deals", "3", "--out", str(whole)])
+    main([*common, "--deals", "2", "--out", str(parts)])  # stopped after two deals
+    main([*common, "--deals", "3", "--out", str(parts)])  # the same command goes on
+    assert read_records(parts) == read_records(whole)
+    assert len(read_records(whole)) == 6  # 3 deals x 2 seatings
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert printed[-1]["deals"] == 3 and 0.0 <= printed[-1]["share"] <= 1.0
+    main(["--table", str(tmp_path / "chart.png"), str(whole)])
+    table = capsys.readouterr().out
+    assert "| 2 | 8 (?) | 3 (6) |" in table
+    assert (tmp_path / "chart.png").stat().st_size > 0
