@@ -51,9 +51,9 @@ def test_the_vector_engine_refuses_entrants_that_are_not_compiled(tmp_path, caps
     assert "--engine: 'vector' plays compiled" in usage_error(capsys, ladder.main, argv)
 
 
-def spy_on_batches(monkeypatch) -> list[int]:
-    """The harness's calls to the vector engine, counted."""
-    calls: list[int] = []
+def spy_on_batches(monkeypatch) -> list[range]:
+    """The harness's calls to the vector engine: the deals of each."""
+    calls: list[range] = []
     played = harness.batched_records
 
     def counted(measurement, deals, levels):
@@ -67,14 +67,14 @@ def spy_on_batches(monkeypatch) -> list[int]:
 def test_auto_plays_compiled_levels_in_the_vector_engine_and_falls_back_to_python(monkeypatch):
     calls = spy_on_batches(monkeypatch)
     compiled = run_tournament(["random", "hard"], players=2, games=4, seed=3)
-    assert calls == [2] and compiled.engine == "vector"
+    assert calls == [range(2)] and compiled.engine == "vector"
     assert compiled.to_dict()["config"]["engine"] == "vector"
     for entrants in (["random", "expert"], ["easy", first_legal]):
         mixed = run_tournament(entrants, players=2, games=4, seed=3)
         assert mixed.engine == "python" and mixed.games == 4
     python = run_tournament(["random", "hard"], players=2, games=4, seed=3, engine="python")
     assert python.engine == "python"
-    assert calls == [2]  # no other call reached the vector engine
+    assert calls == [range(2)]  # no other call reached the vector engine
 
 
 def test_the_same_seed_gives_the_same_tournament_in_the_vector_engine():
