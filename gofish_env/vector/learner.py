@@ -15,7 +15,7 @@ import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.game import IllegalAsk
-from gofish_env.gym_env import MAX_REDEALS, OpponentError
+from gofish_env.gym_env import MAX_REDEALS, OpponentError, check_seat
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
@@ -94,14 +94,7 @@ class LearnerBatch:
     ):
         self.num_envs = _count("num_envs", num_envs)
         players = rules.players
-        if seat != "random" and (
-            isinstance(seat, bool)
-            or not isinstance(seat, int | np.integer)
-            or seat not in range(players)
-        ):
-            raise ValueError(
-                f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}"
-            )
+        check_seat(seat, players)
         if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
         self.rules = rules
