@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numba
 from numba.core import cgutils, types
 from numba.experimental import structref
 from numba.experimental.jitclass.base import imp_dtor
@@ -90,3 +91,10 @@ def borrow(typingctx, array):
         return borrowed._getvalue()
 
     return array(array), codegen
+
+
+@numba.njit(cache=True)
+def keep_alive(value):
+    """Nothing: a use of ``value`` that keeps it (and arrays borrowed from it) alive until
+    this call, since numba frees a variable after its last use."""
+    return None

@@ -9,7 +9,7 @@ import numpy as np
 
 from gofish_env.observation import fill_observation_into, observation_work
 from gofish_env.vector.state import JOKER_INDEX
-from gofish_env.vector.structs import borrow
+from gofish_env.vector.structs import borrow, keep_alive
 
 # Why an ask is refused, by code (``check_asks``); the Python side words the message.
 NOT_A_SEAT, ASKS_ITSELF, TARGET_OUT, TARGET_EMPTY, NOT_WANTED, NOT_HELD = 1, 2, 3, 4, 5, 6
@@ -180,6 +180,9 @@ def observe(S, K, at, gather, seats, out):
     for g in range(out.shape[0]):
         out[g] = 0.0
         observe_into(S, K, at, gather, g, seats[g], out[g], borrowed)
+    # Used after the loop so that numba frees ``work`` only now: the borrowed arrays point
+    # into it (freed earlier, its memory went to the next allocation in the loop).
+    keep_alive(work)
 
 
 @numba.njit(cache=True, error_model="numpy")
