@@ -42,6 +42,17 @@ MAX_REDEALS = 100
 _UNCHOSEN = object()  # an opponent's action before it has chosen one
 
 
+def check_seat(seat: Any, players: int) -> None:
+    """Refuse a learner ``seat`` that is neither ``"random"`` nor a seat of the table."""
+    # By type as well as value: 1.0 == 1, but a float seat cannot index the agents.
+    if seat != "random" and (
+        isinstance(seat, bool)
+        or not isinstance(seat, int | np.integer)
+        or seat not in range(players)
+    ):
+        raise ValueError(f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}")
+
+
 class OpponentError(RuntimeError):
     """An opponent inside ``GoFishEnv`` failed on its move: it chose an illegal ask (or
     something that is not an action), or raised while choosing. The message names the
@@ -176,15 +187,7 @@ class GoFishEnv(gym.Env):
         )
         self.rules = self.aec.rules
         players = self.rules.players
-        # By type as well as value: 1.0 == 1, but a float seat cannot index the agents.
-        if seat != "random" and (
-            isinstance(seat, bool)
-            or not isinstance(seat, int | np.integer)
-            or seat not in range(players)
-        ):
-            raise ValueError(
-                f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}"
-            )
+        check_seat(seat, players)
         if illegal_action not in ILLEGAL_ACTION_CHOICES:
             raise ValueError(
                 f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'"

@@ -107,6 +107,16 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
         assert f"gofish_web/static/{name}" in names
     # The programs keep their folders in the repository and install under gofish names.
     assert "gofish_training/train.py" in names and "gofish_baselines/ladder.py" in names
+    # Every module travels, subpackages included (a package missing from pyproject's list
+    # works in an editable install and is absent from the wheel).
+    folders = {"gofish_env": "gofish_env", "baselines": "gofish_baselines"}
+    folders |= {"training": "gofish_training", "web": "gofish_web"}
+    modules = {
+        f"{installed}/{path.relative_to(source / folder).as_posix()}"
+        for folder, installed in folders.items()
+        for path in (source / folder).rglob("*.py")
+    }
+    assert sorted(modules - set(names)) == []
     entry_points = next(name for name in names if name.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()

@@ -14,8 +14,6 @@ from helpers import position, rank
 
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU, CPU_LEVELS, RECENT_ASKS, EasyCPU, NormalCPU, make_cpu
-from gofish_env.evaluation import Measurement, make_entrants, play_deals
-from gofish_env.evaluation.harness import decision_milliseconds
 from gofish_env.knowledge import KnowledgeTracker
 
 LEVELS = list(CPU_LEVELS)
@@ -422,17 +420,3 @@ def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
     for seed in range(20):
         assert make_cpu("hard", seed=seed).choose(view) == (1, KING)
         assert make_cpu("expert", seed=seed).choose(view) in {(1, SEVEN), (1, NINE), (1, FIVE)}
-
-
-# ----------------------------------------------------------------------------- speed
-
-
-def test_every_cpu_decides_in_about_a_millisecond():
-    rules = Rules(players=4)
-    for name in LEVELS:
-        if name == "master":
-            continue  # a search with a budget of its own (benchmarks/master_speed.py)
-        entrants = make_entrants([name], rules, least=1)
-        records = play_deals(Measurement(entrants, rules, 0, [(0, 0, 0, 0)]), deals=2)
-        (milliseconds,) = decision_milliseconds(records, 1)
-        assert milliseconds < 2.0, name

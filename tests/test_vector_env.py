@@ -265,6 +265,40 @@ def test_a_failing_python_opponent_is_named():
         env.reset(seed=0)
 
 
+def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs():
+    moves: list[str] = []
+
+    def logged(name):
+        def play(observation, mask):
+            moves.append(name)
+            return int(np.flatnonzero(mask)[0])
+
+        return play
+
+    env = GoFishVectorEnv(4, players=3, opponents=logged("old"), seat=0)
+    _, infos = env.reset(seed=3)
+    env.set_opponents(logged("new"))  # Python players again, while every game is in play
+    rng = np.random.default_rng(0)
+
+    def step():
+        masks = infos["action_mask"]
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        return env.step(actions)
+
+    ended = np.zeros(4, bool)
+    while not ended.all():
+        before, dealt_again = len(moves), ended.any()
+        _, _, terminated, truncated, infos = step()
+        if not dealt_again:
+            assert set(moves[before:]) <= {"old"}  # the games in play keep their opponents
+        ended |= terminated | truncated
+    step()  # the last game to end is dealt again: every game now has the new opponents
+    moves.clear()
+    for _ in range(10):
+        _, _, _, _, infos = step()
+    assert moves and set(moves) == {"new"}
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

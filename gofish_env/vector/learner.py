@@ -15,7 +15,7 @@ import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.game import IllegalAsk
-from gofish_env.gym_env import MAX_REDEALS, OpponentError
+from gofish_env.gym_env import MAX_REDEALS, OpponentError, check_seat
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
@@ -94,14 +94,7 @@ class LearnerBatch:
     ):
         self.num_envs = _count("num_envs", num_envs)
         players = rules.players
-        if seat != "random" and (
-            isinstance(seat, bool)
-            or not isinstance(seat, int | np.integer)
-            or seat not in range(players)
-        ):
-            raise ValueError(
-                f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}"
-            )
+        check_seat(seat, players)
         if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
         self.rules = rules
@@ -118,6 +111,12 @@ class LearnerBatch:
         self.components = np.zeros((n, len(COMPONENTS)))
         self.illegal = np.zeros(n, bool)
         self.env_rng = np.zeros(n, np.uint64)
+        # Each game's opponents as seated at its deal: the slots (``set_opponents``), the
+        # member of each slot at each seat, and the Python players by (slot, member). A game
+        # keeps them to its end when ``set_opponents`` changes the slots for later deals.
+        self.game_slots: list[list | None] = [None] * n
+        self.seated = np.zeros((n, rules.players), np.int64)
+        self.python_players: list[dict[tuple[int, int], Any]] = [{} for _ in range(n)]
         self.set_opponents(opponents)
         self.seed(None)
 
@@ -130,8 +129,6 @@ class LearnerBatch:
             slot[0].name if len(slot) == 1 else MIX_PREFIX + ",".join(m.name for m in slot)
             for slot in self.slots
         ]
-        self.python_players: dict[tuple[int, int, int], Any] = {}
-        self.seated = np.zeros((self.num_envs, self.rules.players), np.int64)  # member index
         self.has_python = any(not m.compiled for slot in self.slots for m in slot)
 
     def seed(self, seed: int | None) -> None:
@@ -191,6 +188,10 @@ class LearnerBatch:
             self.seated[games, seats] = chosen
             codes = np.array([member.level for member in members], np.int64)
             levels[games, seats] = np.where(codes[chosen] >= 0, codes[chosen], NOT_COMPILED)
+        for game in games.tolist():
+            if self.game_slots[game] is not self.slots:  # new opponents: new players
+                self.game_slots[game] = self.slots
+                self.python_players[game] = {}
         seeds = np.empty(len(games), np.uint64)
         play.draw_seeds(self.env_rng, games, seeds)
         self.cpus.reset(games, seeds)
@@ -206,10 +207,10 @@ class LearnerBatch:
             member = int(self.seated[game, seat])
             if members[member].compiled:
                 continue
-            key = (game, slot, member)
-            if key not in self.python_players:
-                self.python_players[key] = members[member].player(self.rules)
-            self.python_players[key].reset(int(seed_state(np.uint64(seed), seat)) >> 1)
+            players_of_game = self.python_players[game]
+            if (slot, member) not in players_of_game:
+                players_of_game[slot, member] = members[member].player(self.rules)
+            players_of_game[slot, member].reset(int(seed_state(np.uint64(seed), seat)) >> 1)
 
     def _draw(self, games: np.ndarray, n: int) -> np.ndarray:
         out = np.empty(len(games), np.int64)
@@ -270,7 +271,8 @@ class LearnerBatch:
         batch = self.batch
         seat = int(batch.state.current[game])
         slot = (seat - int(self.learner[game]) - 1) % self.rules.players
-        player = self.python_players[(game, slot, int(self.seated[game, seat]))]
+        member = int(self.seated[game, seat])
+        player = self.python_players[game][slot, member]
         action = None
         try:
             action = player.act(self.view.turn(game, seat))
@@ -278,7 +280,7 @@ class LearnerBatch:
             if not batch.legal_mask_of(game)[action]:
                 raise IllegalAsk(f"action {action} is not legal now")
         except Exception as error:
-            spec = self.slots[slot][int(self.seated[game, seat])].name
+            spec = self.game_slots[game][slot][member].name
             what = (
                 f"raised {type(error).__name__} while choosing its move: {error}"
                 if action is None
