@@ -259,43 +259,149 @@ def _assumed_bounds(
 def drop_ruled_out_assumptions(
     least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap
 ):
+    """``drop_ruled_out_assumptions_into`` in arrays of its own, with no world to try."""
+    players, ranks = least.shape
+    no_world = np.zeros((0, ranks), np.int64)
+    work = np.empty(assumption_work_size(players, ranks), np.int64)
+    drop_ruled_out_assumptions_into(
+        least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, no_world, work
+    )
+
+
+@numba.njit(cache=True)
+def assumption_work_size(players, ranks):
+    """Integers ``drop_ruled_out_assumptions_into`` works in."""
+    return 2 * players * ranks + 2 * players + world_work_size(players, ranks)
+
+
+@numba.njit(cache=True)
+def drop_ruled_out_assumptions_into(
+    least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, world, work
+):
     """Public facts that rule out the sure-hit assumption about a seat: it is proved to hold
     a rank it is assumed not to, or no world fits its assumed bounds (its hand size, the
     cards left). Such a seat is assumed nothing of from then on (``skips_sure_hits``); if
     the seats' assumptions only clash together, none is kept. Rows are every seat, and
-    ``unlaid`` the cards of each rank not in catches (in hands or the pool)."""
+    ``unlaid`` the cards of each rank not in catches (in hands or the pool).
+
+    ``world`` (hands x ranks) is a world known to fit the proved bounds, such as the true
+    hands, or has no rows. Where it also fits the assumptions, or does once some cards of
+    the seats that break them are swapped for cards it leaves out of hands (the pool), no
+    flow check can rule an assumption out, so none runs: the result is the same as with
+    no world, and far cheaper. ``work``: ``assumption_work_size`` integers, so that a call
+    allocates nothing."""
     players, ranks = least.shape
-    high = np.empty_like(least)
-    active = np.zeros(players, np.bool_)
+    if world.shape[0] == players and _fits_after_swaps(
+        least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, world, work
+    ):
+        return
+    size = players * ranks
+    active = work[:players]  # the seats the assumption is made of (1) or not (0)
+    count = 0
     for seat in range(players):
+        active[seat] = 0
+        if skips_sure_hits[seat]:
+            continue
+        for rank in range(ranks):
+            if sure_hit_most[seat, rank] < most[seat, rank]:
+                active[seat] = 1
+                count += 1
+                break
+    if not count:
+        return
+    fits = work[players : 2 * players]  # the world fits the seat's assumption as it is (1)
+    high = work[2 * players : 2 * players + size].reshape((players, ranks))
+    assumed = work[2 * players + size : 2 * players + 2 * size].reshape((players, ranks))
+    flow_work = work[2 * players + 2 * size :]
+    for seat in range(players):
+        fits[seat] = world.shape[0] == players
         for rank in range(ranks):
             high[seat, rank] = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
-            if not skips_sure_hits[seat] and sure_hit_most[seat, rank] < most[seat, rank]:
-                active[seat] = True
-    if not active.any():
-        return
-    assumed = high.copy()
+            if fits[seat] and world[seat, rank] > sure_hit_most[seat, rank]:
+                fits[seat] = 0
+    assumed[:] = high
     for seat in range(players):
-        if not active[seat]:
+        if not active[seat] or fits[seat]:
             continue
         ruled_out = False
         for rank in range(ranks):
             assumed[seat, rank] = min(high[seat, rank], sure_hit_most[seat, rank])
             ruled_out |= assumed[seat, rank] < least[seat, rank]
-        if ruled_out or not admits_world(least, assumed, sizes, unlaid):
+        if ruled_out or not admits_world_into(least, assumed, sizes, unlaid, world, flow_work):
             _skip(sure_hit_most, skips_sure_hits, seat)
-            active[seat] = False
+            active[seat] = 0
+            count -= 1
         assumed[seat] = high[seat]
-    if active.sum() < 2:
+    if count < 2:
         return
+    all_fit = True
     for seat in range(players):
         if active[seat]:
+            all_fit &= fits[seat] == 1
             for rank in range(ranks):
                 assumed[seat, rank] = min(high[seat, rank], sure_hit_most[seat, rank])
-    if not admits_world(least, assumed, sizes, unlaid):
+    if all_fit:  # the world fits them all at once
+        return
+    if not admits_world_into(least, assumed, sizes, unlaid, world, flow_work):
         for seat in range(players):
             if active[seat]:
                 _skip(sure_hit_most, skips_sure_hits, seat)
+
+
+@numba.njit(cache=True)
+def _fits_after_swaps(
+    least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, world, work
+):
+    """Whether ``world`` (within the proved bounds) fits every seat's assumption at once
+    after each seat that holds more of a rank than assumed puts the excess out of hands
+    and takes as many cards left out of hands, of ranks it has room for: then a world
+    fits each assumption and all together. Written without early exits where it can be,
+    so that the loops compile to vector code: this runs after every ask."""
+    players, ranks = least.shape
+    broken = 0  # cards held beyond the assumptions
+    for seat in range(players):
+        for rank in range(ranks):
+            # A seat assumed nothing of has sure_hit_most >= most >= world: never broken.
+            broken += max(world[seat, rank] - sure_hit_most[seat, rank], 0)
+    if not broken:  # the usual case: no seat breaks its assumption
+        return True
+    rest = work[:ranks]  # the cards of each rank the world leaves out of hands
+    for rank in range(ranks):
+        rest[rank] = unlaid[rank]
+    for seat in range(players):
+        for rank in range(ranks):
+            rest[rank] -= world[seat, rank]
+    for seat in range(players):
+        if skips_sure_hits[seat]:
+            continue
+        excess = 0
+        ruled_out = False
+        for rank in range(ranks):
+            assumed = sure_hit_most[seat, rank]
+            ruled_out |= assumed < least[seat, rank]
+            excess += max(world[seat, rank] - assumed, 0)
+        if ruled_out:
+            return False  # the full check drops it
+        if not excess:
+            continue
+        room = 0
+        for rank in range(ranks):
+            top = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
+            top = min(top, sure_hit_most[seat, rank])
+            room += min(max(top - world[seat, rank], 0), rest[rank])
+        if room < excess:
+            return False
+        if broken == excess:
+            return True  # no other seat holds more than assumed
+        broken -= excess
+        # Take the cards, so that the next seats find what is left.
+        for rank in range(ranks):
+            top = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
+            top = min(top, sure_hit_most[seat, rank])
+            taken = min(max(top - world[seat, rank], 0), rest[rank], excess)
+            rest[rank] -= taken
+            excess -= taken
+    return True
 
 
 @numba.njit(cache=True)
@@ -306,16 +412,38 @@ def _skip(sure_hit_most, skips_sure_hits, seat):
 
 @numba.njit(cache=True)
 def admits_world(low, high, sizes, capacity):
+    """``admits_world_into`` in arrays of its own, from no world."""
+    rows, ranks = low.shape
+    work = np.empty(world_work_size(rows, ranks), np.int64)
+    return admits_world_into(low, high, sizes, capacity, np.zeros((0, ranks), np.int64), work)
+
+
+@numba.njit(cache=True)
+def world_work_size(rows, ranks):
+    """Integers ``admits_world_into`` works in, for at most ``rows`` hands."""
+    return rows * ranks + 3 * rows + 2 * ranks
+
+
+@numba.njit(cache=True)
+def admits_world_into(low, high, sizes, capacity, start, work):
     """Whether some ``x`` with ``low <= x <= high`` (hands x ranks) has row sums ``sizes``
     and column sums at most ``capacity`` (the unseen cards of each rank; the pool holds
     the rest). A maximum flow from the hands to the ranks: a greedy fill, then augmenting
-    paths (the hands and ranks are few, so each search is short)."""
+    paths (the hands and ranks are few, so each search is short). The fill takes as much
+    as it can of ``start`` first, a world close to one that fits, such as the true hands
+    (or no rows): then few paths are left to find. ``work``: at least ``world_work_size``
+    integers."""
     rows, ranks = low.shape
-    need = np.empty(rows, np.int64)
-    room = np.empty(ranks, np.int64)
+    flow = work[: rows * ranks].reshape((rows, ranks))
+    at = rows * ranks
+    need = work[at : at + rows]
+    room = work[at + rows : at + rows + ranks]
+    from_rank = work[at + rows + ranks : at + rows + 2 * ranks]  # the hand each rank came from
+    from_row = work[at + rows + 2 * ranks : at + 2 * rows + 2 * ranks]  # the rank (-1: start)
+    queue = work[at + 2 * rows + 2 * ranks : at + 3 * rows + 2 * ranks]
+    flow[:] = 0
     for rank in range(ranks):
         room[rank] = capacity[rank]
-    flow = np.zeros((rows, ranks), np.int64)
     for k in range(rows):
         need[k] = sizes[k]
         for rank in range(ranks):
@@ -328,17 +456,23 @@ def admits_world(low, high, sizes, capacity):
     for rank in range(ranks):
         if room[rank] < 0:
             return False
+    if start.shape[0] == rows:
+        for k in range(rows):
+            for rank in range(ranks):
+                wanted = min(start[k, rank], high[k, rank]) - low[k, rank]
+                push = min(need[k], room[rank], wanted)
+                if push > 0:
+                    flow[k, rank] += push
+                    need[k] -= push
+                    room[rank] -= push
     for k in range(rows):
         for rank in range(ranks):
-            push = min(need[k], room[rank], high[k, rank] - low[k, rank])
+            push = min(need[k], room[rank], high[k, rank] - low[k, rank] - flow[k, rank])
             if push > 0:
                 flow[k, rank] += push
                 need[k] -= push
                 room[rank] -= push
     # Augmenting paths: hand -> rank (spare edge) -> hand holding flow of that rank -> ...
-    from_rank = np.empty(ranks, np.int64)  # the hand each rank was reached from
-    from_row = np.empty(rows, np.int64)  # the rank each hand was reached from (-1: a start)
-    queue = np.empty(rows, np.int64)
     for start in range(rows):
         while need[start] > 0:
             from_rank[:] = -2

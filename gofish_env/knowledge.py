@@ -201,7 +201,7 @@ class PublicKnowledge:
                 self.catches[seat].append(rank)
                 self.points[seat] += RANK_POINTS[rank]
                 least[seat, rank] = max(least[seat, rank] - self.set_size, 0)
-                most[seat, rank] = min(most[seat, rank] - self.set_size, self.set_size - 1)
+                most[seat, rank] = most_after_catch(most[seat, rank], self.set_size)
                 sure[seat, rank] = max(min(sure[seat, rank] - self.set_size, self.set_size - 1), 0)
             elif kind is EmptyHandDraw:
                 seat = event.seat
@@ -297,6 +297,16 @@ class PublicKnowledge:
 
 # Event steps compiled because they run at every miss and every draw, and numpy calls on
 # rows this short cost their call overhead rather than their arithmetic.
+
+
+@numba.njit(cache=True)
+def most_after_catch(most, set_size):
+    """The most a seat can hold of a rank once it lays a set of it: fewer than a set, but a
+    hand with two sets of a rank (several decks) lays them one after the other, and the
+    first catch's cap then says too little for the second to subtract from."""
+    if most < set_size:  # capped by a catch just laid: this is the next set of the rank
+        return set_size - 1
+    return min(most - set_size, set_size - 1)
 
 
 @numba.njit(cache=True)

@@ -21,9 +21,9 @@ import numpy as np
 from gofish_env.knowledge import PlayerView
 from gofish_env.rules import Rules
 from gofish_env.vector import CompiledCPUs, VectorGame, engine
+from gofish_env.vector.state import SHARED_FIELDS
 from gofish_env.worlds import SampledWorlds
 
-RULE_TABLES = ("copies", "hand_cap", "rank_points")  # per rank, not per game
 # What the table knows in public, the same in every world: the view's own PublicKnowledge.
 PUBLIC_BOUNDS = {
     "least": "least",
@@ -50,7 +50,7 @@ def _blank_batch(rules: Rules, games: int) -> VectorGame:
         blank = {
             name: array[0].copy()
             for name, array in batch.state._asdict().items()
-            if name not in RULE_TABLES
+            if name not in SHARED_FIELDS
         }
         _BATCHES[key] = (batch, blank)
     batch, blank = _BATCHES[key]

@@ -168,6 +168,21 @@ def test_a_catch_removes_the_rank():
         assert view.unseen[SEVEN] == 0
 
 
+def test_two_sets_of_a_rank_laid_one_after_the_other_leave_a_sound_bound():
+    """Two decks and pairs: five 7s in one hand lay two pairs at the deal and keep one 7.
+    The first catch says fewer than a pair is left, the second comes from a hand that
+    still held two."""
+    rules = Rules(players=2, decks=2, set_size=2)
+    game = position(["7H 7D 7S 7C 7H 2C", "3C 4C 5C 6C 8C 9C"], rules=rules)
+    assert game.catches(0) == [SEVEN, SEVEN]
+    assert game.hand_counts(0)[SEVEN] == 1
+    public = KnowledgeTracker(game).sync()
+    assert public.least[0, SEVEN] == 0
+    assert public.most[0, SEVEN] == 1  # not 1 - 2 = -1: a pair is left only at the end
+    view = KnowledgeTracker(game).view(1)
+    assert view.least[0, SEVEN] <= 1 <= view.most[0, SEVEN]
+
+
 def test_bounds_are_cut_by_hand_sizes_by_complete_sets_and_by_the_unseen_cards():
     game = four_seats(["7H 7C 7D 2C 3C", "8C 9D", "KC KD KH 9C 10C 10D JC", "QC"], [])
     view = KnowledgeTracker(game).view(0)

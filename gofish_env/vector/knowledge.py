@@ -14,8 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gofish_env.bounds import drop_ruled_out_assumptions
-from gofish_env.knowledge import UNBOUNDED
+from gofish_env.bounds import drop_ruled_out_assumptions_into
+from gofish_env.knowledge import UNBOUNDED, most_after_catch
 from gofish_env.vector.state import EASY_MEMORY
 
 
@@ -125,9 +125,19 @@ def catch_after_draw(S, K, g, seat, rank, asked_rank):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def check_assumptions(S, g):
     """``PublicKnowledge._check_assumptions`` after an ask and what followed it: drop the
-    sure-hit assumption about every seat public facts rule it out for."""
-    drop_ruled_out_assumptions(
-        S.least[g], S.most[g], S.sure[g], S.skips[g], S.sizes[g], S.unlaid[g], S.hand_cap
+    sure-hit assumption about every seat public facts rule it out for. The true hands are
+    the candidate world: where they fit a seat's assumption, no check can rule it out, so
+    the flow check runs only for seats whose hands break it (the result is the same)."""
+    drop_ruled_out_assumptions_into(
+        S.least[g],
+        S.most[g],
+        S.sure[g],
+        S.skips[g],
+        S.sizes[g],
+        S.unlaid[g],
+        S.hand_cap,
+        S.counts[g],
+        S.assumption_work,
     )
 
 
@@ -138,7 +148,7 @@ def on_catch(S, K, g, seat, rank):
     set_size = K.set_size
     S.unlaid[g, rank] -= set_size
     S.least[g, seat, rank] = max(S.least[g, seat, rank] - set_size, 0)
-    S.most[g, seat, rank] = min(S.most[g, seat, rank] - set_size, set_size - 1)
+    S.most[g, seat, rank] = most_after_catch(S.most[g, seat, rank], set_size)
     S.sure[g, seat, rank] = max(min(S.sure[g, seat, rank] - set_size, set_size - 1), 0)
     write_catches(S, K, g, seat, rank)
     points = S.rank_points[rank]

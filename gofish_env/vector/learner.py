@@ -24,7 +24,7 @@ from gofish_env.vector.cpus import LEVEL_CODES, NOT_COMPILED
 from gofish_env.vector.engine import seed_state
 from gofish_env.vector.game import VectorGame, _count
 from gofish_env.vector.players import ArrayView, CompiledCPUs
-from gofish_env.vector.state import STATE_FIELDS
+from gofish_env.vector.state import SHARED_FIELDS, STATE_FIELDS
 
 
 class Member:
@@ -75,7 +75,7 @@ def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
 
 # The fields a copied position brings (not the generators, nor the per-rank tables).
 PER_GAME_FIELDS = tuple(
-    name for name in STATE_FIELDS if name not in ("deal_rng", "copies", "hand_cap", "rank_points")
+    name for name in STATE_FIELDS if name != "deal_rng" and name not in SHARED_FIELDS
 )
 
 

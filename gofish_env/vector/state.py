@@ -3,10 +3,11 @@
 Python code holds the arrays as a named tuple (``State``); the kernels get them as a numba
 StructRef of borrowed arrays (``state_struct``; ``structs`` says why). ``Constants`` holds
 numbers only, so the kernels take it as it is. Every field of ``State`` but the per-rank
-tables at its end is one array whose first axis is the game. The truth (hands, pool,
-catches, who is out, whose turn) sits next to what the table knows in public (the bounds of
-``gofish_env.knowledge.PublicKnowledge``, the observation encoder's buffer and ask ring)
-and what the compiled CPUs remember of the public asks. Sizes that a rule set does not
+tables and the work space at its end (``SHARED_FIELDS``) is one array whose first axis is
+the game. The truth (hands, pool, catches, who is out, whose turn) sits next to what the
+table knows in public (the bounds of ``gofish_env.knowledge.PublicKnowledge``, the
+observation encoder's buffer and ask ring) and what the compiled CPUs remember of the
+public asks. Sizes that a rule set does not
 need (the card-level arrays under rank asks, the ask log without a Python opponent) are
 allocated with length 0 on their last axis, so one compiled signature serves every rule.
 """
@@ -18,6 +19,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+from gofish_env.bounds import assumption_work_size
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
 from gofish_env.knowledge import UNBOUNDED, PublicKnowledge
 from gofish_env.observation import ObservationEncoder, ObservationLayout
@@ -109,7 +111,10 @@ STATE_FIELDS = (
     "copies",  # [R] cards of each rank in the deck
     "hand_cap",  # [R] most of a rank one hand can hold
     "rank_points",  # [R] tiebreak points of a catch
+    # Work space the kernels reuse at every call, instead of allocating (not per game).
+    "assumption_work",  # bounds.assumption_work_size integers
 )
+SHARED_FIELDS = ("copies", "hand_cap", "rank_points", "assumption_work")  # not per game
 
 
 State, StateStructType = struct_types("State", STATE_FIELDS, __name__)
@@ -225,6 +230,7 @@ def allocate(rules: Rules, num_games: int, history: int, log_size: int = 0) -> S
         copies=copies,
         hand_cap=np.minimum(copies, rules.set_size - 1),
         rank_points=np.array(RANK_POINTS[:ranks], np.int64),
+        assumption_work=np.zeros(assumption_work_size(players, ranks), np.int64),
     )
     return State(*(arrays[field] for field in STATE_FIELDS))
 
