@@ -97,9 +97,9 @@ class SelfPlayVectorEnv:
         if done.any():
             finals = np.full(self.num_envs, None, dtype=object)
             games = np.flatnonzero(done)
-            seen = [batch.observe(seat)[games] for seat in range(self.players)]
+            seen = np.stack([batch.observe(seat, games) for seat in range(self.players)], 1)
             for row, game in enumerate(games):
-                finals[game] = np.stack([seen[seat][row] for seat in range(self.players)])
+                finals[game] = seen[row]
             info["final_observation"] = finals
             self._deal(games)
             info["current_player"] = batch.state.current.copy()
@@ -114,7 +114,8 @@ class SelfPlayVectorEnv:
         winners = np.where(done[:, None], state.winners, 0).astype(np.int8)
         if done.any():  # a game cut off by the ask limit is scored as it stands
             cut = done & ~state.over
-            winners[cut] = self.batch.leaders()[cut]
+            cut = np.flatnonzero(cut)
+            winners[cut] = self.batch.leaders(cut)
         return {
             "current_player": state.current.copy(),
             "action_mask": self.batch.legal_mask(),
