@@ -275,7 +275,7 @@ class VectorVecEnv(VecEnv):
             self._returns[games] = 0.0
             self._lengths[games] = 0
             self._guarded(learners.start, games)
-            observations[games] = learners.observations()[games]
+            observations[games] = learners.observations(games)
             fresh = self._info_dicts(learners.infos())
             for game in games.tolist():
                 self.reset_infos[game] = fresh[game]
