@@ -12,7 +12,9 @@ non-chance action (OpenSpiel).
 - ``VectorGame`` at each batch size N of ``--batch``, two ways: ``step`` (one call per round:
   the compiled random CPU's action for every game, ``VectorGame.step``, finished games
   dealt again) and ``play`` (``CompiledCPUs.play``: every game played to its end in one
-  call, then all dealt again).
+  call, then all dealt again), and ``play, rules only``: ``play`` in a batch made with
+  ``knowledge=False`` (no public knowledge kept: what random playouts and search rollouts
+  need).
 - OpenSpiel ``go_fish`` (``pyspiel``), four drivers: ``bots`` (whole games in C++:
   ``pyspiel.evaluate_bots`` with ``make_uniform_random_bot`` at every seat, chance sampled
   by OpenSpiel itself; the fastest, with no Python per decision; it does not count
@@ -110,17 +112,20 @@ def time_python(rules: Rules, seconds: float, seed: int) -> Run:
             return Run(games, decisions, now - start)
 
 
+VECTOR_MODES = {"step": "step", "play": "play", "rules": "play, rules only"}
+
+
 def time_vector(rules: Rules, size: int, mode: str, seconds: float, seed: int) -> Run:
     """``size`` games in a ``VectorGame``, the compiled random CPU at every seat, finished
     games dealt again, until ``seconds`` have passed. Games are counted when they end."""
-    batch = VectorGame(rules, size, seed=seed)
+    batch = VectorGame(rules, size, seed=seed, knowledge=mode != "rules")
     cpus = CompiledCPUs(batch, "random", seed=seed)
     clock = time.perf_counter
     games = decisions = 0
     start = clock()
     deadline = start + seconds
     while clock() < deadline:
-        if mode == "play":
+        if mode in ("play", "rules"):
             decisions += cpus.play()
             finished = np.arange(size)
         else:
@@ -271,7 +276,7 @@ def openspiel_available() -> bool:
 
 def engines(batches: list[int], with_openspiel: bool) -> list[str]:
     names = ["python"]
-    names += [f"vector-{mode}-{size}" for size in batches for mode in ("step", "play")]
+    names += [f"vector-{mode}-{size}" for size in batches for mode in VECTOR_MODES]
     if with_openspiel:
         names += [f"openspiel-{driver}" for driver in OPENSPIEL_DRIVERS]
     return names
@@ -295,7 +300,7 @@ def label(name: str, preset: str) -> str:
         return f"Python Game ({preset})"
     kind, mode, size = [*name.split("-"), ""][:3]
     if kind == "vector":
-        return f"VectorGame N={int(size):,} {mode}"
+        return f"VectorGame N={int(size):,} {VECTOR_MODES[mode]}"
     return f"OpenSpiel go_fish, {mode}"
 
 

@@ -117,7 +117,12 @@ def openspiel_rl(players: int, seconds: float, seed: int, _size: int) -> tuple[f
 
 
 def ours_self_play(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
-    env = SelfPlayVectorEnv(size, players=players)
+    return random_batched_play(SelfPlayVectorEnv(size, players=players), seconds, seed, size)
+
+
+def random_batched_play(env, seconds: float, seed: int, size: int) -> tuple[float, float]:
+    """Steps and games a second of a batched env (every game steps at once, autoreset),
+    random legal actions from the masks in its infos."""
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     steps = games = 0
@@ -150,16 +155,7 @@ def ours_single_agent(players: int, seconds: float, seed: int, _size: int) -> tu
 
 def ours_vector_single(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
     env = GoFishVectorEnv(size, players=players, opponents="random", autoreset_mode="same_step")
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        _, _, terminated, truncated, info = env.step(random_legal(info["action_mask"], rng))
-        steps += size
-        games += int((terminated | truncated).sum())
-    elapsed = time.perf_counter() - start
-    return steps / elapsed, games / elapsed
+    return random_batched_play(env, seconds, seed, size)
 
 
 def main(argv: list[str] | None = None) -> None:

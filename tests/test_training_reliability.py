@@ -223,6 +223,36 @@ def test_a_killed_worker_ends_training_with_its_env_saves_and_leaves_no_process(
 
 
 @pytest.mark.slow
+def test_a_worker_killed_during_the_ppo_update_ends_training_with_its_env(
+    tmp_path, monkeypatch, capsys
+):
+    """The test above kills at any moment; this one at the moment that once failed: the
+    worker dies while the network is updated, and the next rollout's first message to the
+    workers (MaskablePPO asks whether they serve action masks) meets its broken pipe."""
+    update = MaskablePPO.train
+    workers = []
+
+    def update_then_kill_worker_1(model):
+        update(model)
+        if not workers:
+            workers.extend(model.env.venv.processes)
+            os.kill(workers[1].pid, signal.SIGKILL)
+
+    monkeypatch.setattr(MaskablePPO, "train", update_then_kill_worker_1)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--vec-env", "subproc", "--envs", "2", "--out", str(tmp_path)])
+    assert stop.value.code == 1
+    output = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"Training stopped: environment 1 failed: its worker process (pid {workers[1].pid}) "
+        "ended, killed by SIGKILL" in output
+    )
+    assert "--resume" in output
+    assert state_of(run_folder(tmp_path))  # resumable
+    assert not any(worker.is_alive() for worker in workers)
+
+
+@pytest.mark.slow
 def test_an_exception_in_an_env_ends_training_naming_the_env_and_the_exception(
     tmp_path, monkeypatch, capsys
 ):

@@ -20,9 +20,9 @@ from gofish_training.vec_env import (
 pytestmark = pytest.mark.torch
 
 
-def builders(count: int = 2):
+def builders(count: int = 2, **kwargs):
     return [
-        lambda k=k: ReportEnvErrors(GoFishEnv(players=3, opponents="easy", seat=k))
+        lambda k=k: ReportEnvErrors(GoFishEnv(players=3, opponents="easy", seat=k, **kwargs))
         for k in range(count)
     ]
 
@@ -132,6 +132,85 @@ def test_a_killed_worker_names_its_env_and_every_worker_ends():
     assert "killed by SIGKILL" in str(failure.value)
     assert not any(process.is_alive() for process in workers)
     venv.close()  # closing after a failure is quiet
+
+
+# Every public VecEnv method, called once worker 1 of 2 is dead (images: rgb_array envs).
+EVERY_METHOD = {
+    "reset": lambda venv: venv.reset(),
+    "step": lambda venv: venv.step(np.zeros(2, np.int64)),
+    "step_async": lambda venv: venv.step_async(np.zeros(2, np.int64)),
+    "env_method": lambda venv: venv.env_method("action_masks"),
+    "get_attr": lambda venv: venv.get_attr("render_mode"),
+    "set_attr": lambda venv: venv.set_attr("note", "set by the learner"),
+    "has_attr": lambda venv: venv.has_attr("action_masks"),
+    "env_is_wrapped": lambda venv: venv.env_is_wrapped(ReportEnvErrors),
+    "get_images": lambda venv: venv.get_images(),
+    "render": lambda venv: venv.render(),
+    "seed": lambda venv: venv.seed(3),
+    "set_options": lambda venv: venv.set_options({"deal": 1}),
+}
+
+
+def assert_worker_1_was_killed(failure: EnvFailure, venv: CheckedSubprocVecEnv, pid: int):
+    assert failure.index == 1
+    assert str(failure) == (
+        f"environment 1 failed: its worker process (pid {pid}) ended, killed by SIGKILL"
+    )
+    assert not any(process.is_alive() for process in venv.processes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", EVERY_METHOD)
+def test_every_call_after_a_worker_was_killed_names_its_env(method):
+    venv = CheckedSubprocVecEnv(builders(2, render_mode="rgb_array"))
+    venv.reset()
+    victim = venv.processes[1]
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.join(timeout=10)
+    with pytest.raises(EnvFailure) as failure:
+        EVERY_METHOD[method](venv)
+    assert_worker_1_was_killed(failure.value, venv, victim.pid)
+    with pytest.raises(EnvFailure) as again:  # every later call: the same failure
+        venv.reset()
+    assert str(again.value) == str(failure.value)
+    venv.close()  # quiet
+
+
+@pytest.mark.slow
+def test_a_worker_killed_before_reading_its_request_names_its_env():
+    """The moment of a flaky failure: the learner's request is in the pipe, unread, when
+    the worker is killed, so the learner's read meets a reset connection, not EOF."""
+    venv = CheckedSubprocVecEnv(builders(2))
+    venv.reset()
+    victim = venv.processes[1]
+    os.kill(victim.pid, signal.SIGSTOP)  # it cannot read the request
+    venv.step_async(np.zeros(2, np.int64))
+    os.kill(victim.pid, signal.SIGKILL)
+    with pytest.raises(EnvFailure) as failure:
+        venv.step_wait()
+    assert isinstance(failure.value.__cause__, ConnectionResetError)
+    assert_worker_1_was_killed(failure.value, venv, victim.pid)
+
+
+@pytest.mark.slow
+def test_closing_with_a_dead_worker_is_quiet_and_ends_every_worker():
+    venv = CheckedSubprocVecEnv(builders(2))
+    venv.reset()
+    os.kill(venv.processes[0].pid, signal.SIGKILL)
+    venv.close()
+    assert not any(process.is_alive() for process in venv.processes)
+
+
+def broken_builder():
+    raise RuntimeError("no table today")
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_build_its_env_names_its_env():
+    with pytest.raises(EnvFailure) as failure:
+        CheckedSubprocVecEnv([broken_builder, *builders(1)])  # 0 is asked for the spaces
+    assert failure.value.index == 0
+    assert str(failure.value).endswith("ended, exit code 1")
 
 
 @pytest.mark.slow

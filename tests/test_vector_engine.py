@@ -294,3 +294,75 @@ def test_what_the_batch_does_not_play_is_refused_by_name():
 def test_memory_per_game_is_small():
     batch = VectorGame(Rules(), 1000, seed=0)
     assert batch.memory_bytes / 1000 < 4096
+
+
+# ------------------------------------------------------------------------------ rules only
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    ALL_CONFIGS[::9] + EXTRA_CONFIGS[::4],
+    ids=[name for name, _ in ALL_CONFIGS[::9] + EXTRA_CONFIGS[::4]],
+)
+def test_a_rules_only_batch_plays_the_reference_games(name, rules):
+    """``knowledge=False`` keeps no public knowledge; the game itself is the same."""
+    count = games_for(rules, 12)
+    batch = VectorGame(rules, count, seed=6, knowledge=False)
+    play_both(batch, [batch.dealt_game(i) for i in range(count)], 6, observations=False)
+    positions = played_into(dealt_games(rules, count, 6), 6, most=60)
+    copied = VectorGame.from_games(positions, knowledge=False)
+    play_both(copied, [copy.deepcopy(game) for game in positions], 7, observations=False)
+
+
+def test_random_cpus_play_the_same_games_with_or_without_knowledge():
+    rules = Rules(players=4)
+    played = []
+    for knowledge in (True, False):
+        batch = VectorGame(rules, 64, seed=8, knowledge=knowledge)
+        asks = CompiledCPUs(batch, "random", seed=8).play(by_seat=True)
+        played.append((asks, batch.hand_counts(), batch.catch_counts(), batch.winners()))
+    for kept, rules_only in zip(*played, strict=True):
+        assert np.array_equal(kept, rules_only)
+    assert played[0][0].sum() > 64 * 40
+
+
+def test_a_rules_only_batch_refuses_what_needs_the_public_knowledge():
+    batch = VectorGame(Rules(players=3), 4, seed=1, knowledge=False)
+    before = [array.copy() for array in batch.state]
+    with pytest.raises(ValueError, match="observe: this batch was made with knowledge=False"):
+        batch.observe(0)
+    with pytest.raises(ValueError, match="observe: this batch was made with knowledge=False"):
+        batch.observe_game(0, 0)
+    with pytest.raises(ValueError, match="levels: got 'hard' for a batch made with knowledge"):
+        CompiledCPUs(batch, "hard")
+    with pytest.raises(ValueError, match="log_size: got 100 with knowledge=False"):
+        VectorGame(Rules(), 2, log_size=100, knowledge=False)
+    with pytest.raises(ValueError, match="knowledge: got 'no'; allowed: True or False"):
+        VectorGame(Rules(), 2, knowledge="no")
+    for array, kept in zip(batch.state, before, strict=True):
+        assert np.array_equal(array, kept)
+
+
+# ------------------------------------------------------------------------------ subsets
+
+
+def test_observations_and_leaders_of_some_games_are_those_rows():
+    rules = Rules(players=3)
+    games = played_into(dealt_games(rules, 12, 4), 4, most=40)
+    batch = VectorGame.from_games(games)
+    picked = [7, 2, 2, 11]
+    seats = np.array([0, 2, 1, 1])
+    every_seat = [batch.observe(seat) for seat in range(3)]
+    rows = batch.observe(seats, games=picked)
+    assert rows.shape == (4, batch.layout.size)
+    for row, game, seat in zip(rows, picked, seats, strict=True):
+        assert row.tobytes() == every_seat[seat][game].tobytes()
+    assert batch.observe(1, games=[]).shape == (0, batch.layout.size)
+    leaders = batch.leaders(picked)
+    for row, game in zip(leaders, picked, strict=True):
+        assert list(np.flatnonzero(row)) == list(games[game].leaders())
+    assert np.array_equal(batch.leaders()[picked], leaders)
+    with pytest.raises(ValueError, match="games: indices must be 0 to 11"):
+        batch.observe(0, games=[12])
+    with pytest.raises(ValueError, match="games: got"):
+        batch.leaders([[1, 2]])

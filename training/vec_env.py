@@ -4,8 +4,8 @@
   an exception inside the env or an opponent does not kill the worker silently; it comes
   back in the step's info, and the learner's side raises ``EnvFailure`` naming the env.
 - ``CheckedSubprocVecEnv`` is SB3's ``SubprocVecEnv``; when a worker process dies (killed,
-  out of memory) the next call raises ``EnvFailure`` naming the env and how it died, and
-  ``close`` ends every worker.
+  out of memory) the next call that reaches it, whichever it is, raises ``EnvFailure``
+  naming the env and how it died, and every worker is ended.
 - ``VectorVecEnv`` runs every environment in one batch of the compiled engine
   (``gofish_env.vector``): one process, compiled opponents.
 - ``TimedMaskedVecEnv`` times the environment side and serves the action masks from the
@@ -15,9 +15,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 import traceback
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 
 import gymnasium as gym
 import numpy as np
@@ -25,6 +28,8 @@ from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv, VecEnvWrappe
 
 ERROR_KEY = "env_error"
 TRACEBACK_KEY = "env_error_traceback"
+# A worker whose pipe broke is ending; the forkserver reports its exit code soon after.
+WORKER_EXIT_SECONDS = 10.0
 
 
 class EnvFailure(RuntimeError):
@@ -87,41 +92,62 @@ def ignore_interrupts_in_worker() -> None:
 
 
 class CheckedSubprocVecEnv(SubprocVecEnv):
-    """SB3's ``SubprocVecEnv``; a dead worker gives ``EnvFailure`` with its env index."""
+    """SB3's ``SubprocVecEnv``; a dead worker gives ``EnvFailure`` with its env index.
 
-    def _dead_worker(self) -> EnvFailure:
-        for index, process in enumerate(self.processes):
-            process.join(timeout=0.2)
-            if process.exitcode is not None:
-                code = process.exitcode
-                how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
-                return EnvFailure(index, f"its worker process (pid {process.pid}) ended, {how}")
-        return EnvFailure(-1, "a worker process stopped answering")
+    Every message to and from the workers goes through a ``WorkerPipe``, so whichever call
+    meets the dead worker (SB3's, the learner's, ours) raises the same failure. After a
+    failure every worker is ended and every later call raises it again."""
 
-    def _checked(self, call, *args, **kwargs):
+    def __init__(self, env_fns, start_method: str | None = None):
+        self.failure: EnvFailure | None = None
         try:
-            return call(*args, **kwargs)
-        except (EOFError, ConnectionError) as error:
-            failure = self._dead_worker()
-            self.terminate()
-            raise failure from error
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._checked(super().step_async, actions)
-
-    def step_wait(self):
-        return self._checked(super().step_wait)
-
-    def reset(self):
-        return self._checked(super().reset)
-
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-        return self._checked(
-            super().env_method, method_name, *method_args, indices=indices, **method_kwargs
+            super().__init__(env_fns, start_method)  # asks the workers for their spaces
+        except (EOFError, ConnectionError) as error:  # a worker could not build its env
+            raise self.worker_failed(self._ended_worker(WORKER_EXIT_SECONDS)) from error
+        self.remotes = tuple(
+            WorkerPipe(self, index, remote) for index, remote in enumerate(self.remotes)
         )
 
-    def get_attr(self, attr_name, indices=None):
-        return self._checked(super().get_attr, attr_name, indices)
+    def _ended_worker(self, timeout: float) -> int:
+        """The index of a worker that has ended (-1: none within ``timeout`` seconds)."""
+        if all(process.is_alive() for process in self.processes):
+            wait([process.sentinel for process in self.processes], timeout)
+        for index, process in enumerate(self.processes):
+            if not process.is_alive():
+                return index
+        return -1
+
+    def worker_failed(self, index: int) -> EnvFailure:
+        """The failure of worker ``index``, whose pipe broke (-1: not known which): it is
+        ending, and its exit code comes through its sentinel a moment later (from the
+        forkserver); wait for it, then end every worker. After that, the same failure."""
+        if self.failure is None:
+            detail = "a worker process stopped answering"
+            if index >= 0:
+                process = self.processes[index]
+                process.join(timeout=WORKER_EXIT_SECONDS)
+                detail = f"its worker process (pid {process.pid}) ended, {how_it_ended(process)}"
+            self.failure = EnvFailure(index, detail)
+            self.terminate()
+        return EnvFailure(self.failure.index, self.failure.detail)
+
+    def _check_workers(self) -> None:
+        """For the calls that only prepare the next reset: a worker known to have ended
+        raises ``EnvFailure`` now."""
+        if self.failure is not None:
+            raise self.worker_failed(self.failure.index)
+        if not self.closed:
+            ended = self._ended_worker(timeout=0)
+            if ended >= 0:
+                raise self.worker_failed(ended)
+
+    def seed(self, seed: int | None = None):
+        self._check_workers()
+        return super().seed(seed)
+
+    def set_options(self, options=None) -> None:
+        self._check_workers()
+        super().set_options(options)
 
     def terminate(self) -> None:
         """End every worker now (after a failure: the pipes can no longer be trusted).
@@ -131,15 +157,49 @@ class CheckedSubprocVecEnv(SubprocVecEnv):
                 process.kill()
         for process in self.processes:
             process.join(timeout=5)
+        for remote in self.remotes:
+            remote.close()
         self.closed = True
 
     def close(self) -> None:
         if self.closed:
             return
-        try:
+        with contextlib.suppress(EnvFailure):  # a worker had died: every worker is ended now
             super().close()
-        except (EOFError, ConnectionError):
-            self.terminate()
+
+
+def how_it_ended(process: BaseProcess) -> str:
+    code = process.exitcode
+    if code is None:
+        return "its exit code is not known"
+    return f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+
+
+class WorkerPipe:
+    """The learner's end of one worker's pipe (a ``multiprocessing`` connection): a broken
+    pipe (EOF, reset, broken: the worker died) raises ``EnvFailure`` naming the env."""
+
+    def __init__(self, venv: CheckedSubprocVecEnv, index: int, connection: Connection):
+        self.venv = venv
+        self.index = index
+        self.connection = connection
+
+    def _checked(self, call, *args):
+        if self.venv.failure is not None:  # every worker was ended: say why again
+            raise self.venv.worker_failed(self.index)
+        try:
+            return call(*args)
+        except (EOFError, ConnectionError) as error:
+            raise self.venv.worker_failed(self.index) from error
+
+    def send(self, message) -> None:
+        self._checked(self.connection.send, message)
+
+    def recv(self):
+        return self._checked(self.connection.recv)
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 class TimedMaskedVecEnv(VecEnvWrapper):
@@ -275,7 +335,7 @@ class VectorVecEnv(VecEnv):
             self._returns[games] = 0.0
             self._lengths[games] = 0
             self._guarded(learners.start, games)
-            observations[games] = learners.observations()[games]
+            observations[games] = learners.observations(games)
             fresh = self._info_dicts(learners.infos())
             for game in games.tolist():
                 self.reset_infos[game] = fresh[game]

@@ -96,7 +96,8 @@ def lay(S, K, g, seat, rank):
         S.catch_count[g, seat] += 1
         S.points[g, seat] += S.rank_points[rank]
         S.num_caught[g] += 1
-        public.on_catch(S, K, g, seat, rank)
+        if K.knowledge:
+            public.on_catch(S, K, g, seat, rank)
     if K.winner == 2 and S.sizes[g, seat] == 0 and S.first_empty[g] < 0:
         S.first_empty[g] = seat
         end(S, K, g)
@@ -152,7 +153,8 @@ def refill(S, K, g, seat):
         for _ in range(count):
             draw_top(S, K, g, seat)
         S.sizes[g, seat] = count
-        public.on_empty_hand_draw(S, g, seat, count)
+        if K.knowledge:
+            public.on_empty_hand_draw(S, g, seat, count)
         lay_all(S, K, g, seat)
         if S.pool_len[g] == 0:
             pool_emptied(S, K, g)
@@ -184,7 +186,8 @@ def go_out(S, K, g, seat):
     if S.out[g, seat]:
         return
     S.out[g, seat] = True
-    public.on_out(S, K, g, seat)
+    if K.knowledge:
+        public.on_out(S, K, g, seat)
     if K.ends_on_out:
         end(S, K, g)
 
@@ -252,7 +255,8 @@ def end(S, K, g):
     S.over[g] = True
     S.current[g] = -1
     leaders(S, K, g, S.winners[g])
-    public.on_game_over(S, g)
+    if K.knowledge:
+        public.on_game_over(S, g)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -298,7 +302,8 @@ def clear_game(S, K, g):
     S.winners[g] = 0
     S.first_empty[g] = -1
     S.num_asks[g] = 0
-    public.new_game(S, K, g)
+    if K.knowledge:
+        public.new_game(S, K, g)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -360,7 +365,8 @@ def ask(S, K, g, target, wanted):
     S.num_asks[g] += 1
     card_asks = K.card_asks
     rank = rank_of_index(wanted) if card_asks else wanted
-    public.on_ask(S, g, asker, rank)
+    if K.knowledge:
+        public.on_ask(S, g, asker, rank)
     if card_asks:
         count = 1 if S.cards[g, target, wanted] else 0
         if count:
@@ -378,7 +384,8 @@ def ask(S, K, g, target, wanted):
             S.counts[g, asker, rank] += count
         S.sizes[g, target] -= count
         S.sizes[g, asker] += count
-        public.on_hit(S, K, g, asker, target, rank, count)
+        if K.knowledge:
+            public.on_hit(S, K, g, asker, target, rank, count)
         if S.counts[g, asker, rank] >= K.set_size:
             lay(S, K, g, asker, rank)
         asks_again = True
@@ -387,7 +394,8 @@ def ask(S, K, g, target, wanted):
         empty_asker = S.sizes[g, asker] == 0
     else:
         fished = 1
-        public.on_go_fish(S, K, g, asker, target, rank)
+        if K.knowledge:
+            public.on_go_fish(S, K, g, asker, target, rank)
         asks_again = False
         next_seat = target if K.after_miss_to_asked else (asker + 1) % K.players
         if S.pool_len[g]:
@@ -398,7 +406,8 @@ def ask(S, K, g, target, wanted):
                 shown = 1 if index == wanted else 0
             else:
                 shown = 1 if drawn_rank == rank else 0
-            public.on_draw(S, K, g, asker, drawn_rank if shown else -1, rank)
+            if K.knowledge:
+                public.on_draw(S, K, g, asker, drawn_rank if shown else -1, rank)
             asks_again = shown == 1 and K.fished_again
             if S.counts[g, asker, drawn_rank] >= K.set_size:
                 lay(S, K, g, asker, drawn_rank)
@@ -410,7 +419,8 @@ def ask(S, K, g, target, wanted):
                 pool_emptied(S, K, g)
         empty_target = False
         empty_asker = S.sizes[g, asker] == 0
-    public.record_ask(S, K, g, asker, target, wanted, count, fished, shown)
+    if K.knowledge:
+        public.record_ask(S, K, g, asker, target, wanted, count, fished, shown)
     # Hands emptied by the ask: the target first, then the asker (Game.ask's ``emptied``).
     for k in range(2):
         seat = target if k == 0 else asker
@@ -422,7 +432,8 @@ def ask(S, K, g, target, wanted):
             S.current[g] = asker
         else:
             start_turn(S, K, g, next_seat)
-    public.check_assumptions(S, g)
+    if K.knowledge:
+        public.check_assumptions(S, g)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -430,6 +441,13 @@ def deal_games(S, K, games):
     """Deal a new game at each index of ``games``."""
     for g in games:
         deal(S, K, g)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def leaders_of(S, K, games, out):
+    """``out[i]``: ``leaders`` of game ``games[i]``."""
+    for i in range(games.shape[0]):
+        leaders(S, K, games[i], out[i])
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -63,6 +63,12 @@ class VectorGame:
     ``dealt_game(i)`` gives the Python ``Game`` of game i's deal, and ``from_games`` copies
     any Python positions exactly. Seats, ranks and card indices are those of ``Game``;
     actions are the envs' (``gofish_env.actions``: targets relative to the seat to move).
+
+    ``knowledge=False`` plays the rules alone: the public knowledge (the bounds, the
+    observation buffers, the reward components, what the easy, normal and hard CPUs
+    remember) is not kept, which halves the cost of a random ask. Such a batch refuses
+    ``observe`` and every player but the compiled ``random`` CPU: it is for random
+    playouts, search rollouts and rules-level statistics.
     """
 
     def __init__(
@@ -72,26 +78,38 @@ class VectorGame:
         seed: int | None = None,
         history: int = DEFAULT_HISTORY,
         log_size: int = 0,
+        knowledge: bool = True,
     ):
         rules = Rules() if rules is None else rules
-        self._setup(rules, _count("num_games", num_games), history, log_size)
+        self._setup(rules, _count("num_games", num_games), history, log_size, knowledge)
         self.seed(seed)
         self.deal()
 
-    def _setup(self, rules: Rules, num_games: int, history: int, log_size: int) -> None:
+    def _setup(
+        self, rules: Rules, num_games: int, history: int, log_size: int, knowledge: bool
+    ) -> None:
         check_supported(rules)
+        if not isinstance(knowledge, bool):
+            raise ValueError(f"knowledge: got {knowledge!r}; allowed: True or False")
+        if log_size and not knowledge:
+            raise ValueError(
+                f"log_size: got {log_size} with knowledge=False; allowed: 0 (the ask log "
+                f"is public knowledge; keep it with knowledge=True)"
+            )
         self.layout = ObservationLayout(rules, history)  # checks history
         self.rules = rules
         self.num_games = num_games
         self.players = rules.players
         self.history = history
-        self.constants = constants(rules)
+        self.knowledge = knowledge
+        self.constants = constants(rules, knowledge)
         self._at, self._gather, _ = encoder_tables(rules, history)
         self.state = allocate(rules, num_games, history, log_size)
         # The same arrays as the kernels get them (gofish_env.vector.structs says why).
         self.kernel_state = state_struct(self.state)
         self.kernel_constants = self.constants
         self._scratch_masks = np.zeros((num_games, self.constants.actions), np.int8)
+        self._all_games = np.arange(num_games, dtype=np.int64)
 
     def seed(self, seed: int | None) -> None:
         """Seed every game's generator: game i from ``(seed, i)``; None draws a seed."""
@@ -105,9 +123,7 @@ class VectorGame:
 
     def deal(self, games: Sequence[int] | np.ndarray | None = None) -> None:
         """Deal new games at the given indices (default: all) from their own generators."""
-        indices = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
-        if indices.size and (indices.min() < 0 or indices.max() >= self.num_games):
-            raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
+        indices = self._all_games if games is None else self._indices(games)
         engine.deal_games(self.kernel_state, self.kernel_constants, indices)
 
     # ------------------------------------------------------------------ exact positions
@@ -119,6 +135,7 @@ class VectorGame:
         history: int = DEFAULT_HISTORY,
         seed: int | None = None,
         log_size: int = 0,
+        knowledge: bool = True,
     ) -> VectorGame:
         """A batch holding exact copies of Python ``Game`` positions: hands (in the order
         their cards arrived), pool order, catches, whose turn, and everything the public
@@ -139,7 +156,7 @@ class VectorGame:
                     f"games[0]'s ({rules.describe()})"
                 )
         batch = cls.__new__(cls)
-        batch._setup(rules, len(games), history, log_size)
+        batch._setup(rules, len(games), history, log_size, knowledge)
         batch.seed(seed)
         for index, game in enumerate(games):
             batch._copy_game(index, game)
@@ -174,6 +191,11 @@ class VectorGame:
         S.current[g] = -1 if game.current_player is None else game.current_player
         S.first_empty[g] = -1 if game._first_to_empty is None else game._first_to_empty
         S.num_asks[g] = game.num_asks
+        if self.knowledge:
+            self._copy_knowledge(g, game)
+
+    def _copy_knowledge(self, g: int, game: Game) -> None:
+        S, K = self.state, self.constants
         # The public knowledge and the encoder's buffers, as the environments build them.
         known = PublicKnowledge(self.rules)
         known.update(game.events)
@@ -311,12 +333,22 @@ class VectorGame:
         """[N, P] int8: 1 for each winner of a finished game, zeros while in play."""
         return self.state.winners.copy()
 
-    def leaders(self) -> np.ndarray:
-        """[N, P] int8: the seats that win if each game ends now (``Game.leaders``)."""
-        result = np.zeros((self.num_games, self.players), np.int8)
-        for game in range(self.num_games):
-            engine.leaders(self.kernel_state, self.kernel_constants, game, result[game])
+    def leaders(self, games=None) -> np.ndarray:
+        """[N, P] int8: the seats that win if each game ends now (``Game.leaders``); with
+        ``games`` (indices), only those games' rows, in that order."""
+        indices = self._all_games if games is None else self._indices(games)
+        result = np.zeros((indices.size, self.players), np.int8)
+        engine.leaders_of(self.kernel_state, self.kernel_constants, indices, result)
         return result
+
+    def _indices(self, games) -> np.ndarray:
+        indices = np.asarray(games)
+        if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
+            raise ValueError(f"games: got {games!r}; allowed: a list of game indices")
+        indices = indices.astype(np.int64)
+        if indices.size and (indices.min() < 0 or indices.max() >= self.num_games):
+            raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
+        return indices
 
     def legal_mask(self) -> np.ndarray:
         """[N, actions] bool: the legal actions of each game's seat to move, in the envs'
@@ -330,25 +362,38 @@ class VectorGame:
         views.legal_mask_one(self.kernel_state, self.kernel_constants, int(game), row)
         return row.astype(bool)
 
+    def _check_observable(self) -> None:
+        if not self.knowledge:
+            raise ValueError(
+                "observe: this batch was made with knowledge=False and keeps no public "
+                "knowledge to observe; make it with knowledge=True"
+            )
+
     def observe_game(self, game: int, seat: int) -> np.ndarray:
         """One game's observation for one seat."""
+        self._check_observable()
         out = np.empty((1, self.layout.size), np.float32)
         state = self.kernel_state
         views.observe_one(state, self.kernel_constants, self._at, self._gather, game, seat, out)
         return out[0]
 
-    def observe(self, seats) -> np.ndarray:
+    def observe(self, seats, games=None) -> np.ndarray:
         """[N, size] float32: each game's observation for ``seats[g]``, the vector the AEC
-        env gives that seat (a single seat number is used for every game)."""
-        seats = np.broadcast_to(np.asarray(seats), (self.num_games,))
+        env gives that seat (a single seat number is used for every game). With ``games``
+        (indices), only those games' rows, in that order: [len(games), size], ``seats``
+        one per listed game or one for all."""
+        self._check_observable()
+        indices = self._all_games if games is None else self._indices(games)
+        seats = np.broadcast_to(np.asarray(seats), indices.shape)
         if seats.dtype.kind not in "iu" or np.any((seats < 0) | (seats >= self.players)):
             raise ValueError(f"seats: allowed: seats from 0 to {self.players - 1}")
-        out = np.empty((self.num_games, self.layout.size), np.float32)
+        out = np.empty((indices.size, self.layout.size), np.float32)
         views.observe(
             self.kernel_state,
             self.kernel_constants,
             self._at,
             self._gather,
+            indices,
             seats.astype(np.int64),
             out,
         )

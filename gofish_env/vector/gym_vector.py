@@ -155,16 +155,18 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
         learners.components[active] = 0.0
         done = terminated | truncated
         if restarting is not None and restarting.any():
-            learners.start(np.flatnonzero(restarting))
-            observations[restarting] = learners.observations()[restarting]
+            games = np.flatnonzero(restarting)
+            learners.start(games)
+            observations[games] = learners.observations(games)
             self._merge(infos, self._infos(), restarting)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
             for env in np.flatnonzero(done):
                 final_obs[env] = observations[env].copy()
             final_info = {key: value.copy() for key, value in infos.items()}
-            learners.start(np.flatnonzero(done))
-            observations[done] = learners.observations()[done]
+            games = np.flatnonzero(done)
+            learners.start(games)
+            observations[games] = learners.observations(games)
             self._merge(infos, self._infos(), done)
             infos["final_obs"], infos["_final_obs"] = final_obs, done.copy()
             infos["final_info"], infos["_final_info"] = final_info, done.copy()

@@ -196,36 +196,24 @@ def record_ask(S, K, g, asker, target, wanted, hit, fished, shown):
     """A finished ask (its answer known): the encoder's ring, the last record, the ask log,
     and what the compiled CPUs remember of it."""
     index = S.num_asks[g] - 1
-    _write_record(S.last, g, 0, asker, target, wanted, hit, fished, shown)
+    _write_record(S.last[g], asker, target, wanted, hit, fished, shown)
     history = S.ring.shape[1]
     if history:
-        ring = S.ring
-        row = index % history
-        ring[g, row, 0] = asker
-        ring[g, row, 1] = target
-        ring[g, row, 2] = wanted
-        ring[g, row, 3] = hit
-        ring[g, row, 4] = fished
-        ring[g, row, 5] = shown
+        _write_record(S.ring[g, index % history], asker, target, wanted, hit, fished, shown)
     if index < S.log.shape[1]:
-        log = S.log
-        log[g, index, 0] = asker
-        log[g, index, 1] = target
-        log[g, index, 2] = wanted
-        log[g, index, 3] = hit
-        log[g, index, 4] = fished
-        log[g, index, 5] = shown
+        _write_record(S.log[g, index], asker, target, wanted, hit, fished, shown)
     remember(S, K, g, index, asker, target, wanted, hit, fished, shown)
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _write_record(rows, g, unused, asker, target, wanted, hit, fished, shown):
-    rows[g, 0] = asker
-    rows[g, 1] = target
-    rows[g, 2] = wanted
-    rows[g, 3] = hit
-    rows[g, 4] = fished
-    rows[g, 5] = shown
+def _write_record(record, asker, target, wanted, hit, fished, shown):
+    """One public ask's six fields into ``record`` (the last ask, the ring, the log)."""
+    record[0] = asker
+    record[1] = target
+    record[2] = wanted
+    record[3] = hit
+    record[4] = fished
+    record[5] = shown
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")

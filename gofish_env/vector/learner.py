@@ -325,8 +325,11 @@ class LearnerBatch:
         masks[(self.batch.state.current != self.learner) | self.done()] = False
         return masks
 
-    def observations(self) -> np.ndarray:
-        return self.batch.observe(self.learner)
+    def observations(self, games: np.ndarray | None = None) -> np.ndarray:
+        """The learners' observations: of every game, or of ``games`` only (in order)."""
+        if games is None:
+            return self.batch.observe(self.learner)
+        return self.batch.observe(self.learner[games], games)
 
     def infos(self) -> dict[str, np.ndarray]:
         """The learners' info arrays, the keys of ``GoFishEnv``'s info."""

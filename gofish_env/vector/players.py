@@ -49,6 +49,12 @@ class CompiledCPUs:
                 raise ValueError(
                     f"levels: got {name!r}; allowed: {', '.join(COMPILED_LEVELS)} (or None)"
                 )
+            if name != "random" and not self.batch.knowledge:
+                raise ValueError(
+                    f"levels: got {name!r} for a batch made with knowledge=False; allowed: "
+                    f"random (the other levels decide from the public knowledge such a "
+                    f"batch does not keep)"
+                )
             codes[index] = cpus.LEVEL_CODES[name]
         self.state.level[:] = codes
 
@@ -105,6 +111,11 @@ class ArrayView:
     players that are not compiled (``expert``, saved agents, callables)."""
 
     def __init__(self, batch: VectorGame):
+        if not batch.knowledge:
+            raise ValueError(
+                "batch: made with knowledge=False; players that decide from a PlayerView "
+                "need the public knowledge (make the batch with knowledge=True)"
+            )
         self.batch = batch
         self.codec = ActionCodec(batch.rules)
 

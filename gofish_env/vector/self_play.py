@@ -52,6 +52,7 @@ class SelfPlayVectorEnv:
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = spaces.Discrete(self.batch.constants.actions)
         self._rewards = np.zeros((self.num_envs, self.players))
+        self._rows = np.arange(self.num_envs)
         self._ready = False
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict]:
@@ -59,7 +60,8 @@ class SelfPlayVectorEnv:
         self.batch.seed(seed)
         self._deal(np.arange(self.num_envs))
         self._ready = True
-        return self._observe(), self._info(np.zeros(self.num_envs, bool))
+        info = self._info(np.zeros(self.num_envs, bool))
+        return self._observe(), info
 
     def _deal(self, games: np.ndarray) -> None:
         for _ in range(MAX_REDEALS):
@@ -82,8 +84,11 @@ class SelfPlayVectorEnv:
             )
         actions = actions.astype(np.int64)
         S, K = batch.kernel_state, batch.kernel_constants
-        bad = play.illegal_action(S, K, actions, np.ones(self.num_envs, bool))
-        if bad >= 0:
+        # The mask the caller was given is the one to check against (nothing moved since).
+        in_range = (actions >= 0) & (actions < K.actions)
+        legal = in_range & self._legal[self._rows, np.where(in_range, actions, 0)]
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(
                 f"actions: env {bad}: action {actions[bad]} is not legal for seat "
                 f"{batch.state.current[bad]} (see info['action_mask']); nothing was applied"
@@ -93,31 +98,37 @@ class SelfPlayVectorEnv:
         terminated = batch.state.over.copy()
         truncated = ~terminated & (batch.state.num_asks >= self.max_asks)
         done = terminated | truncated
-        info = self._info(done)
-        if done.any():
+        dealt = done.any()
+        info = self._info(done, mask=not dealt)
+        if dealt:
             finals = np.full(self.num_envs, None, dtype=object)
             games = np.flatnonzero(done)
-            seen = [batch.observe(seat)[games] for seat in range(self.players)]
+            seen = np.stack([batch.observe(seat, games) for seat in range(self.players)], 1)
             for row, game in enumerate(games):
-                finals[game] = np.stack([seen[seat][row] for seat in range(self.players)])
+                finals[game] = seen[row]
             info["final_observation"] = finals
             self._deal(games)
             info["current_player"] = batch.state.current.copy()
-            info["action_mask"] = batch.legal_mask()
+            info["action_mask"] = self._mask()
         return self._observe(), rewards.copy(), terminated, truncated, info
 
     def _observe(self) -> np.ndarray:
         return self.batch.observe(np.maximum(self.batch.state.current, 0))
 
-    def _info(self, done: np.ndarray) -> dict:
+    def _mask(self) -> np.ndarray:
+        self._legal = self.batch.legal_mask()
+        return self._legal.copy()
+
+    def _info(self, done: np.ndarray, mask: bool = True) -> dict:
         state = self.batch.state
         winners = np.where(done[:, None], state.winners, 0).astype(np.int8)
         if done.any():  # a game cut off by the ask limit is scored as it stands
             cut = done & ~state.over
-            winners[cut] = self.batch.leaders()[cut]
+            cut = np.flatnonzero(cut)
+            winners[cut] = self.batch.leaders(cut)
         return {
             "current_player": state.current.copy(),
-            "action_mask": self.batch.legal_mask(),
+            "action_mask": self._mask() if mask else None,
             "catches": state.catch_count.astype(np.int64),
             "winners": winners,
         }

@@ -64,6 +64,7 @@ CONSTANT_FIELDS = (
     "max_rank_catches",
     "caught_at",  # where the buffer's caught-ranks block starts
     "out_at",  # where its out block starts
+    "knowledge",  # whether the public knowledge is kept (observations, rewards, CPU memory)
 )
 
 STATE_FIELDS = (
@@ -130,7 +131,7 @@ def state_struct(state):
 Constants = namedtuple("Constants", CONSTANT_FIELDS, module=__name__)
 
 
-def constants(rules: Rules) -> Constants:
+def constants(rules: Rules, knowledge: bool = True) -> Constants:
     ranks = rules.ranks
     copies = np.array([rules.copies_of(rank) for rank in range(ranks)], np.int64)
     layout = ObservationLayout(rules, 0)
@@ -168,6 +169,7 @@ def constants(rules: Rules) -> Constants:
         max_rank_catches=layout.max_catches_of_rank,
         caught_at=2 * players,
         out_at=2 * players + ranks * players,
+        knowledge=knowledge,
     )
     return Constants(*(values[field] for field in CONSTANT_FIELDS))
 

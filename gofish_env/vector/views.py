@@ -172,14 +172,14 @@ def observe_into(S, K, at, gather, g, seat, row, work):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def observe(S, K, at, gather, seats, out):
-    """Row g of ``out``: the observation of game g for seat ``seats[g]``."""
+def observe(S, K, at, gather, games, seats, out):
+    """Row i of ``out``: the observation of game ``games[i]`` for seat ``seats[i]``."""
     work = observation_work(K.players, K.ranks, at.max_held)
     # Borrowed (structs.borrow): handed to the helpers at every game without counting.
     borrowed = (borrow(work[0]), borrow(work[1]), borrow(work[2]), borrow(work[3]))
-    for g in range(out.shape[0]):
-        out[g] = 0.0
-        observe_into(S, K, at, gather, g, seats[g], out[g], borrowed)
+    for i in range(games.shape[0]):
+        out[i] = 0.0
+        observe_into(S, K, at, gather, games[i], seats[i], out[i], borrowed)
     # Used after the loop so that numba frees ``work`` only now: the borrowed arrays point
     # into it (freed earlier, its memory went to the next allocation in the loop).
     keep_alive(work)
