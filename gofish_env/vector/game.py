@@ -66,7 +66,7 @@ class VectorGame:
 
     ``knowledge=False`` plays the rules alone: the public knowledge (the bounds, the
     observation buffers, the reward components, what the easy, normal and hard CPUs
-    remember) is not kept, which halves the cost of a random ask. Such a batch refuses
+    remember) is not kept: a random ask costs half as much or less. Such a batch refuses
     ``observe`` and every player but the compiled ``random`` CPU: it is for random
     playouts, search rollouts and rules-level statistics.
     """
