@@ -15,7 +15,6 @@ import numpy as np
 
 from gofish_env.vector import engine
 from gofish_env.vector.cpus import choose, extra_size, random_choice
-from gofish_env.vector.views import legal_actions
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -53,27 +52,6 @@ def collect(S, K, g, learner, weights, zero_sum, rewards, components, scratch):
         for component in range(4):
             components[g, component] += S.parts[g, learner, component]
         S.parts[g] = 0.0
-
-
-@numba.njit(cache=True, error_model="numpy")
-def illegal_action(S, K, actions, active):
-    """The first active game whose action is not legal for its seat to move, or -1."""
-    legal = np.empty(K.actions, np.int64)
-    for g in range(actions.shape[0]):
-        if not active[g]:
-            continue
-        action = actions[g]
-        if action < 0 or action >= K.actions or S.over[g]:
-            return g
-        count = legal_actions(S, K, g, legal)
-        found = False
-        for i in range(count):
-            if legal[i] == action:
-                found = True
-                break
-        if not found:
-            return g
-    return -1
 
 
 @numba.njit(cache=True, error_model="numpy")
