@@ -316,7 +316,7 @@ def drop_ruled_out_assumptions_into(
     for seat in range(players):
         fits[seat] = world.shape[0] == players
         for rank in range(ranks):
-            high[seat, rank] = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
+            high[seat, rank] = _proved_top(most, hand_cap, unlaid, sizes, seat, rank)
             if fits[seat] and world[seat, rank] > sure_hit_most[seat, rank]:
                 fits[seat] = 0
     assumed[:] = high
@@ -346,6 +346,18 @@ def drop_ruled_out_assumptions_into(
         for seat in range(players):
             if active[seat]:
                 _skip(sure_hit_most, skips_sure_hits, seat)
+
+
+@numba.njit(cache=True, inline="always")
+def _proved_top(most, hand_cap, unlaid, sizes, seat, rank):
+    """The most of ``rank`` the proved facts leave room for in ``seat``'s hand."""
+    return min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
+
+
+@numba.njit(cache=True, inline="always")
+def _assumed_top(most, sure_hit_most, hand_cap, unlaid, sizes, seat, rank):
+    """``_proved_top`` cut by the sure-hit assumption."""
+    return min(_proved_top(most, hand_cap, unlaid, sizes, seat, rank), sure_hit_most[seat, rank])
 
 
 @numba.njit(cache=True)
@@ -386,8 +398,7 @@ def _fits_after_swaps(
             continue
         room = 0
         for rank in range(ranks):
-            top = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
-            top = min(top, sure_hit_most[seat, rank])
+            top = _assumed_top(most, sure_hit_most, hand_cap, unlaid, sizes, seat, rank)
             room += min(max(top - world[seat, rank], 0), rest[rank])
         if room < excess:
             return False
@@ -396,8 +407,7 @@ def _fits_after_swaps(
         broken -= excess
         # Take the cards, so that the next seats find what is left.
         for rank in range(ranks):
-            top = min(most[seat, rank], hand_cap[rank], unlaid[rank], sizes[seat])
-            top = min(top, sure_hit_most[seat, rank])
+            top = _assumed_top(most, sure_hit_most, hand_cap, unlaid, sizes, seat, rank)
             taken = min(max(top - world[seat, rank], 0), rest[rank], excess)
             rest[rank] -= taken
             excess -= taken
