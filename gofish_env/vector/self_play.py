@@ -60,8 +60,7 @@ class SelfPlayVectorEnv:
         self.batch.seed(seed)
         self._deal(np.arange(self.num_envs))
         self._ready = True
-        info = self._info(np.zeros(self.num_envs, bool))
-        return self._observe(), info
+        return self._observe(), self._turn(self._info(np.zeros(self.num_envs, bool)))
 
     def _deal(self, games: np.ndarray) -> None:
         for _ in range(MAX_REDEALS):
@@ -98,9 +97,8 @@ class SelfPlayVectorEnv:
         terminated = batch.state.over.copy()
         truncated = ~terminated & (batch.state.num_asks >= self.max_asks)
         done = terminated | truncated
-        dealt = done.any()
-        info = self._info(done, mask=not dealt)
-        if dealt:
+        info = self._info(done)
+        if done.any():
             finals = np.full(self.num_envs, None, dtype=object)
             games = np.flatnonzero(done)
             seen = np.stack([batch.observe(seat, games) for seat in range(self.players)], 1)
@@ -108,18 +106,20 @@ class SelfPlayVectorEnv:
                 finals[game] = seen[row]
             info["final_observation"] = finals
             self._deal(games)
-            info["current_player"] = batch.state.current.copy()
-            info["action_mask"] = self._mask()
-        return self._observe(), rewards.copy(), terminated, truncated, info
+        return self._observe(), rewards.copy(), terminated, truncated, self._turn(info)
 
     def _observe(self) -> np.ndarray:
         return self.batch.observe(np.maximum(self.batch.state.current, 0))
 
-    def _mask(self) -> np.ndarray:
+    def _turn(self, info: dict) -> dict:
+        """``info`` with the seat to move in every game and its mask (kept, to check the
+        next step's actions against)."""
         self._legal = self.batch.legal_mask()
-        return self._legal.copy()
+        info["current_player"] = self.batch.state.current.copy()
+        info["action_mask"] = self._legal.copy()
+        return info
 
-    def _info(self, done: np.ndarray, mask: bool = True) -> dict:
+    def _info(self, done: np.ndarray) -> dict:
         state = self.batch.state
         winners = np.where(done[:, None], state.winners, 0).astype(np.int8)
         if done.any():  # a game cut off by the ask limit is scored as it stands
@@ -127,8 +127,6 @@ class SelfPlayVectorEnv:
             cut = np.flatnonzero(cut)
             winners[cut] = self.batch.leaders(cut)
         return {
-            "current_player": state.current.copy(),
-            "action_mask": self._mask() if mask else None,
             "catches": state.catch_count.astype(np.int64),
             "winners": winners,
         }
