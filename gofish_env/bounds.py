@@ -119,7 +119,7 @@ def sure_hit_bounds_kernel(
     leaves no world, then for every seat if they still leave none together."""
     players, ranks = most.shape
     assumed = np.empty((players, ranks), np.int64)
-    scratch = np.empty(bounds_scratch_size(players, ranks), np.int64)
+    scratch = np.empty(sure_hit_scratch_size(players, ranks), np.int64)
     sure_hit_bounds_into(
         least,
         most,
@@ -137,7 +137,15 @@ def sure_hit_bounds_kernel(
         sure_high,
         assumed,
         scratch,
+        np.zeros((0, ranks), np.int64),
     )
+
+
+@numba.njit(cache=True)
+def sure_hit_scratch_size(players, ranks):
+    """Integers ``sure_hit_bounds_into`` works in (``opponent_bounds_into``'s first)."""
+    rest = 3 * players + ranks + players - 1 + world_work_size(players - 1, ranks)
+    return bounds_scratch_size(players, ranks) + rest
 
 
 @numba.njit(cache=True)
@@ -158,49 +166,71 @@ def sure_hit_bounds_into(
     sure_high,
     assumed,
     scratch,
+    world,
 ):
     """``sure_hit_bounds_kernel`` working in ``assumed`` (players x ranks) and ``scratch``
-    (``bounds_scratch_size``) until the assumption is made of some seat; the check that
-    a world fits it (``admits_world``) then works in arrays of its own."""
+    (``sure_hit_scratch_size`` integers), so that a call allocates nothing: a batch of
+    games fills thousands of observations a call.
+
+    ``world`` (opponents from the viewer's left x ranks) is the opponents' true hands, or
+    has no rows. A world that fits the assumed bounds proves that some world does, so the
+    flow check is skipped where it fits: the result is the same as with no world (which
+    reads nothing hidden), only cheaper."""
     players, ranks = most.shape
-    count = 0
-    for other in range(players):
-        if other != seat:
-            for rank in range(ranks):
-                if sure_hit_most[other, rank] < most[other, rank]:
-                    count += 1
-                    break
     sure_low[:] = low
     sure_high[:] = high
-    if not count:  # until a seat passes up a sure hit, nothing changes
-        return
-    made = np.zeros(players, np.bool_)  # the seats the assumption is made of
+    at = bounds_scratch_size(players, ranks)  # opponent_bounds_into's part comes first
+    made = scratch[at : at + players]  # the seats the assumption is made of (1)
+    kept = scratch[at + players : at + 2 * players]
+    alone = scratch[at + 2 * players : at + 3 * players]
+    at += 3 * players
+    unseen = scratch[at : at + ranks]
+    opp_sizes = scratch[at + ranks : at + ranks + players - 1]
+    flow_work = scratch[at + ranks + players - 1 :]
+    count = 0
     for other in range(players):
+        made[other] = 0
         if other != seat:
             for rank in range(ranks):
                 if sure_hit_most[other, rank] < most[other, rank]:
-                    made[other] = True
+                    made[other] = 1
+                    count += 1
                     break
-    unseen = unlaid - own
-    opp_sizes = np.empty(players - 1, np.int64)
+    if not count:  # until a seat passes up a sure hit, nothing changes
+        return
+    for rank in range(ranks):
+        unseen[rank] = unlaid[rank] - own[rank]
     for k in range(players - 1):
         opp_sizes[k] = sizes[(seat + 1 + k) % players]
     args = (least, most, sure_hit_most, sizes, own, unlaid, hand_cap, pool, max_copies, seat)
     _assumed_bounds(*args, made, low, high, sure_low, sure_high, assumed, scratch)
-    if admits_world(sure_low, sure_high, opp_sizes, unseen):
+    if _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work):
         return
-    kept = np.zeros(players, np.bool_)
-    alone = np.zeros(players, np.bool_)
     for other in range(players):
+        kept[other] = 0
         if made[other]:
-            alone[:] = False
-            alone[other] = True
+            alone[:] = 0
+            alone[other] = 1
             _assumed_bounds(*args, alone, low, high, sure_low, sure_high, assumed, scratch)
-            kept[other] = admits_world(sure_low, sure_high, opp_sizes, unseen)
+            kept[other] = _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work)
     _assumed_bounds(*args, kept, low, high, sure_low, sure_high, assumed, scratch)
-    if not admits_world(sure_low, sure_high, opp_sizes, unseen):
+    if not _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work):
         sure_low[:] = low
         sure_high[:] = high
+
+
+@numba.njit(cache=True)
+def _admits(low, high, sizes, capacity, world, work):
+    """``admits_world_into``, answered at once where ``world`` (hands that fit ``sizes``
+    and ``capacity``, or no rows) lies within ``low`` / ``high``."""
+    if world.shape[0] == low.shape[0]:
+        fits = True
+        for k in range(low.shape[0]):
+            for rank in range(low.shape[1]):
+                fits &= low[k, rank] <= world[k, rank] <= high[k, rank]
+        if fits:
+            return True
+    return admits_world_into(low, high, sizes, capacity, world, work)
 
 
 @numba.njit(cache=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from gofish_env.bounds import bounds_scratch_size, opponent_bounds_into, sure_hit_bounds_into
+from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
 from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules
@@ -384,6 +384,7 @@ def fill_observation(
         work[1],
         work[2],
         work[3],
+        work[4][:0],  # no world: the view holds none
     )
 
 
@@ -391,14 +392,16 @@ def fill_observation(
 def observation_work(players, ranks, max_held):
     """The arrays ``fill_observation_into`` works in: the four bounds (least, most, and the
     same if every seat takes sure hits; opponents x ranks each), an assumed ``most``
-    (players x ranks), scratch for the bounds, and ``held[v] = v / max_held``."""
+    (players x ranks), scratch for the bounds, ``held[v] = v / max_held``, and room for
+    the opponents' true hands (opponents x ranks) where the caller has them."""
     bounds = np.empty((4, players - 1, ranks), np.int64)
     assumed = np.empty((players, ranks), np.int64)
-    scratch = np.empty(bounds_scratch_size(players, ranks), np.int64)
+    scratch = np.empty(sure_hit_scratch_size(players, ranks), np.int64)
     held = np.empty(max_held + 1, np.float64)
     for value in range(max_held + 1):
         held[value] = value / max_held
-    return bounds, assumed, scratch, held
+    world = np.empty((players - 1, ranks), np.int64)
+    return bounds, assumed, scratch, held, world
 
 
 @numba.njit(cache=True, inline="always")
@@ -408,6 +411,14 @@ def _fraction(held, value):
     if 0 <= value <= last:
         return held[value]
     return value / last
+
+
+@numba.njit(cache=True, inline="always")
+def _relative(other, seat, players):
+    """``(other - seat) % players`` for seats, without a division (this runs for every
+    seat number an observation writes)."""
+    offset = other - seat
+    return offset + players if offset < 0 else offset
 
 
 @numba.njit(cache=True)
@@ -433,10 +444,13 @@ def fill_observation_into(
     assumed,
     scratch,
     held,
+    world,
 ):
     """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
     of its own (a batch of games fills thousands of observations a call). ``held[v]`` is
-    ``v / max_held``, the division done once: the same float64, so the same float32."""
+    ``v / max_held``, the division done once: the same float64, so the same float32.
+    ``world``: the opponents' true hands from the viewer's left, or no rows; it only saves
+    work (``bounds.sure_hit_bounds_into``), the observation is the same without it."""
     max_held, max_hand, ask_count = at.max_held, at.max_hand, at.ask_count
     own_at, hand_at, public_at = at.own_hand, at.hand_sizes, at.catch_counts
     least_at, most_at, none_at = at.least_held, at.most_held, at.known_none
@@ -445,11 +459,12 @@ def fill_observation_into(
     for rank in range(ranks):
         obs[own_at + rank] = own[rank] / max_held
     for k in range(players):
-        obs[hand_at + k] = sizes[(seat + k) % players] / max_hand
+        other = seat + k
+        obs[hand_at + k] = sizes[other - players if other >= players else other] / max_hand
     for i in range(gather.size):
         obs[public_at + i] = buffer[gather[i]]
     if current >= 0:
-        obs[at.to_move + (current - seat) % players] = 1.0
+        obs[at.to_move + _relative(current, seat, players)] = 1.0
     obs[at.pool_size] = pool / at.deck_size
     low, high, sure_low, sure_high = bounds[0], bounds[1], bounds[2], bounds[3]
     opponent_bounds_into(
@@ -480,6 +495,7 @@ def fill_observation_into(
         sure_high,
         assumed,
         scratch,
+        world,
     )
     for k in range(players - 1):
         for rank in range(ranks):
@@ -490,17 +506,19 @@ def fill_observation_into(
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]
     width = 1 + 2 * players + ask_count + 3
+    place = (num_asks - 1) % history if history else 0  # the newest ask's row, then back
     for j in range(min(history, num_asks)):
-        asker, target, wanted, hit, fished, shown = ask_ring[(num_asks - 1 - j) % history]
+        entry = ask_ring[place]
+        place = place - 1 if place else history - 1
         base = at.recent_asks + j * width
         obs[base] = 1.0
-        obs[base + 1 + (asker - seat) % players] = 1.0
-        obs[base + 1 + players + (target - seat) % players] = 1.0
-        obs[base + 1 + 2 * players + wanted] = 1.0
+        obs[base + 1 + _relative(entry[0], seat, players)] = 1.0
+        obs[base + 1 + players + _relative(entry[1], seat, players)] = 1.0
+        obs[base + 1 + 2 * players + entry[2]] = 1.0
         tail = base + 1 + 2 * players + ask_count
-        obs[tail] = hit / max_held
-        obs[tail + 1] = fished
-        obs[tail + 2] = shown
+        obs[tail] = entry[3] / max_held
+        obs[tail + 1] = entry[4]
+        obs[tail + 2] = entry[5]
 
 
 def observation_doc() -> str:

@@ -168,7 +168,21 @@ def observe_into(S, K, at, gather, g, seat, row, work):
         work[1],
         work[2],
         work[3],
+        _true_hands(S, K, g, seat, work[4]),
     )
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _true_hands(S, K, g, seat, world):
+    """``world``: the opponents' hands of game ``g`` from ``seat``'s left. The observation
+    does not read them; they spare it a flow check whose answer they already prove
+    (``bounds.sure_hit_bounds_into``)."""
+    for k in range(K.players - 1):
+        other = seat + 1 + k
+        other = other - K.players if other >= K.players else other
+        for rank in range(K.ranks):
+            world[k, rank] = S.counts[g, other, rank]
+    return world
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -176,7 +190,13 @@ def observe(S, K, at, gather, games, seats, out):
     """Row i of ``out``: the observation of game ``games[i]`` for seat ``seats[i]``."""
     work = observation_work(K.players, K.ranks, at.max_held)
     # Borrowed (structs.borrow): handed to the helpers at every game without counting.
-    borrowed = (borrow(work[0]), borrow(work[1]), borrow(work[2]), borrow(work[3]))
+    borrowed = (
+        borrow(work[0]),
+        borrow(work[1]),
+        borrow(work[2]),
+        borrow(work[3]),
+        borrow(work[4]),
+    )
     for i in range(games.shape[0]):
         out[i] = 0.0
         observe_into(S, K, at, gather, games[i], seats[i], out[i], borrowed)
