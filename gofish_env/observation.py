@@ -361,7 +361,7 @@ def fill_observation(
     sections' starts and the divisors, from the layout. Divisions are done in float64 and
     stored as float32, as ``encode`` does, so both give the same values bit for bit."""
     players, ranks = least.shape
-    work = observation_work(players, ranks, at.max_held)
+    work = observation_work(players, ranks)
     fill_observation_into(
         obs,
         seat,
@@ -383,34 +383,21 @@ def fill_observation(
         work[0],
         work[1],
         work[2],
-        work[3],
-        work[4][:0],  # no world: the view holds none
+        work[3][:0],  # no world: the view holds none
     )
 
 
 @numba.njit(cache=True)
-def observation_work(players, ranks, max_held):
+def observation_work(players, ranks):
     """The arrays ``fill_observation_into`` works in: the four bounds (least, most, and the
     same if every seat takes sure hits; opponents x ranks each), an assumed ``most``
-    (players x ranks), scratch for the bounds, ``held[v] = v / max_held``, and room for
-    the opponents' true hands (opponents x ranks) where the caller has them."""
+    (players x ranks), scratch for the bounds, and room for the opponents' true hands
+    (opponents x ranks) where the caller has them."""
     bounds = np.empty((4, players - 1, ranks), np.int64)
     assumed = np.empty((players, ranks), np.int64)
     scratch = np.empty(sure_hit_scratch_size(players, ranks), np.int64)
-    held = np.empty(max_held + 1, np.float64)
-    for value in range(max_held + 1):
-        held[value] = value / max_held
     world = np.empty((players - 1, ranks), np.int64)
-    return bounds, assumed, scratch, held, world
-
-
-@numba.njit(cache=True, inline="always")
-def _fraction(held, value):
-    """``value / max_held`` from the table (by division where the table has no entry)."""
-    last = held.shape[0] - 1
-    if 0 <= value <= last:
-        return held[value]
-    return value / last
+    return bounds, assumed, scratch, world
 
 
 @numba.njit(cache=True, inline="always")
@@ -443,12 +430,11 @@ def fill_observation_into(
     bounds,
     assumed,
     scratch,
-    held,
     world,
 ):
     """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
-    of its own (a batch of games fills thousands of observations a call). ``held[v]`` is
-    ``v / max_held``, the division done once: the same float64, so the same float32.
+    of its own (a batch of games fills thousands of observations a call). Fractions are
+    float64 divisions stored as float32, as in ``encode``: the same bits.
     ``world``: the opponents' true hands from the viewer's left, or no rows; it only saves
     work (``bounds.sure_hit_bounds_into``), the observation is the same without it."""
     max_held, max_hand, ask_count = at.max_held, at.max_hand, at.ask_count
@@ -473,8 +459,8 @@ def fill_observation_into(
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[least_at + cell] = _fraction(held, low[k, rank])
-            obs[most_at + cell] = _fraction(held, high[k, rank])
+            obs[least_at + cell] = low[k, rank] / max_held
+            obs[most_at + cell] = high[k, rank] / max_held
             if high[k, rank] == 0:
                 obs[none_at + cell] = 1.0
     # The same bounds if every seat takes a sure hit.
@@ -500,8 +486,8 @@ def fill_observation_into(
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[sure_least_at + cell] = _fraction(held, sure_low[k, rank])
-            obs[sure_most_at + cell] = _fraction(held, sure_high[k, rank])
+            obs[sure_least_at + cell] = sure_low[k, rank] / max_held
+            obs[sure_most_at + cell] = sure_high[k, rank] / max_held
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]

@@ -167,8 +167,7 @@ def observe_into(S, K, at, gather, g, seat, row, work):
         work[0],
         work[1],
         work[2],
-        work[3],
-        _true_hands(S, K, g, seat, work[4]),
+        _true_hands(S, K, g, seat, work[3]),
     )
 
 
@@ -188,14 +187,13 @@ def _true_hands(S, K, g, seat, world):
 @numba.njit(cache=True, error_model="numpy")
 def observe(S, K, at, gather, games, seats, out):
     """Row i of ``out``: the observation of game ``games[i]`` for seat ``seats[i]``."""
-    work = observation_work(K.players, K.ranks, at.max_held)
+    work = observation_work(K.players, K.ranks)
     # Borrowed (structs.borrow): handed to the helpers at every game without counting.
     borrowed = (
         borrow(work[0]),
         borrow(work[1]),
         borrow(work[2]),
         borrow(work[3]),
-        borrow(work[4]),
     )
     for i in range(games.shape[0]):
         out[i] = 0.0
@@ -208,7 +206,7 @@ def observe(S, K, at, gather, games, seats, out):
 @numba.njit(cache=True, error_model="numpy")
 def observe_one(S, K, at, gather, g, seat, out):
     """``out[0]``: game ``g``'s observation for ``seat``."""
-    work = observation_work(K.players, K.ranks, at.max_held)
+    work = observation_work(K.players, K.ranks)
     out[0] = 0.0
     observe_into(S, K, at, gather, g, seat, out[0], work)
 
