@@ -49,11 +49,12 @@ TARGET_RATIO = 10.0  # the batched env's steps/s at least 10x OpenSpiel's RL env
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action in every row of ``masks`` (any action where a row
-    has none), drawn for the whole batch at once."""
-    scores = rng.random(masks.shape)
-    scores[~masks] = -1.0
-    return scores.argmax(axis=1)
+    """A uniformly random legal action in every row of ``masks`` (action 0 where a row has
+    none), drawn for the whole batch at once: one uniform per row picks the k-th legal
+    action (half the work of a uniform per action)."""
+    legal_so_far = masks.cumsum(axis=1, dtype=np.int16)
+    pick = (rng.random(len(masks)) * legal_so_far[:, -1]).astype(np.int16)
+    return (legal_so_far > pick[:, None]).argmax(axis=1)
 
 
 def ours_aec(players: int, seconds: float, seed: int, _size: int) -> tuple[float, float]:

@@ -16,6 +16,7 @@ import pytest
 from helpers import position, rank
 
 from gofish_env import Game, Rules
+from gofish_env.bounds import sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.cpus import make_cpu
 from gofish_env.events import Catch, Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.knowledge import KnowledgeTracker
@@ -604,6 +605,60 @@ def test_compiled_bounds_equal_the_numpy_reference(rules, games):
     # Not only trivial positions (two players with the whole deck dealt know everything).
     everything_known = rules.players == 2 and Game(rules, seed=0).pool_size == 0
     assert differing_ranks > 0 or everything_known
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SOUNDNESS_CASES],
+    ids=[case[0] for case in SOUNDNESS_CASES],
+)
+def test_the_true_hands_only_save_the_sure_hit_bounds_work(rules, games):
+    # The batched observation hands ``sure_hit_bounds_into`` the opponents' true hands to
+    # skip a flow check they prove; the bounds must be the same as from the public facts
+    # alone, where the hands fit the assumed bounds and where they do not.
+    fitted = missed = 0
+    for seed in range(max(games // 3, 5)):
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        chooser = random.Random(seed)  # random play passes up sure hits: misfits happen
+        while not game.is_over and game.num_asks < 3000:
+            public = tracker.sync()
+            for viewer in range(rules.players):
+                own = np.array(game.hand_counts(viewer), np.int64)
+                low, high = public.opponent_bounds(viewer, own)
+                expected = public.opponent_bounds(viewer, own, if_sure_hits=True)
+                opponents = [(viewer + k) % rules.players for k in range(1, rules.players)]
+                world = np.array([game.hand_counts(seat) for seat in opponents], np.int64)
+                shape = (rules.players - 1, public.ranks)
+                sure_low, sure_high = np.empty(shape, np.int64), np.empty(shape, np.int64)
+                sure_hit_bounds_into(
+                    public.least,
+                    public.most,
+                    public.sure_hit_most,
+                    np.array(public.hand_sizes, np.int64),
+                    own,
+                    public.unlaid,
+                    public.hand_cap,
+                    public.pool_size,
+                    public.max_copies,
+                    viewer,
+                    low,
+                    high,
+                    sure_low,
+                    sure_high,
+                    np.empty((rules.players, public.ranks), np.int64),
+                    np.empty(sure_hit_scratch_size(rules.players, public.ranks), np.int64),
+                    world,
+                )
+                np.testing.assert_array_equal(sure_low, expected[0])
+                np.testing.assert_array_equal(sure_high, expected[1])
+                inside = ((sure_low <= world) & (world <= sure_high)).all()
+                fitted += int(inside)
+                missed += int(not inside)
+            game.ask(*chooser.choice(game.legal_asks()))
+    assert fitted > 0
+    # Both ways are tried where the assumption can be wrong (rank asks, more than two).
+    assert missed > 0 or rules.players == 2 or rules.ask_for == "card"
 
 
 def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
