@@ -101,7 +101,10 @@ class SelfPlayVectorEnv:
         if done.any():
             finals = np.full(self.num_envs, None, dtype=object)
             games = np.flatnonzero(done)
-            seen = np.stack([batch.observe(seat, games) for seat in range(self.players)], 1)
+            # Every seat of every finished game in one call: [games, P, size].
+            seats = np.tile(np.arange(self.players), games.size)
+            seen = batch.observe(seats, np.repeat(games, self.players))
+            seen = seen.reshape(games.size, self.players, -1)
             for row, game in enumerate(games):
                 finals[game] = seen[row]
             info["final_observation"] = finals
