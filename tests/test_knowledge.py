@@ -579,6 +579,18 @@ def numpy_opponent_bounds(public, seat: int, own: np.ndarray) -> tuple[np.ndarra
     return low, high
 
 
+def random_play_positions(rules: Rules, games: int):
+    """(game, its public knowledge) after every ask of seeded games of random legal asks
+    (random play passes up sure hits, so the sure-hit assumption is often wrong)."""
+    for seed in range(max(games // 3, 5)):
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        chooser = random.Random(seed)
+        while not game.is_over and game.num_asks < 3000:
+            yield game, tracker.sync()
+            game.ask(*chooser.choice(game.legal_asks()))
+
+
 @pytest.mark.parametrize(
     ("rules", "games"),
     [case[1:] for case in SOUNDNESS_CASES],
@@ -586,21 +598,15 @@ def numpy_opponent_bounds(public, seat: int, own: np.ndarray) -> tuple[np.ndarra
 )
 def test_compiled_bounds_equal_the_numpy_reference(rules, games):
     compared = differing_ranks = 0
-    for seed in range(max(games // 3, 5)):
-        game = Game(rules, seed=seed)
-        tracker = KnowledgeTracker(game)
-        chooser = random.Random(seed)
-        while not game.is_over and game.num_asks < 3000:
-            public = tracker.sync()
-            for viewer in range(rules.players):
-                own = np.array(game.hand_counts(viewer))
-                low, high = public.opponent_bounds(viewer, own)
-                ref_low, ref_high = numpy_opponent_bounds(public, viewer, own)
-                np.testing.assert_array_equal(low, ref_low)
-                np.testing.assert_array_equal(high, ref_high)
-                compared += 1
-                differing_ranks += int((low != high).sum())
-            game.ask(*chooser.choice(game.legal_asks()))
+    for game, public in random_play_positions(rules, games):
+        for viewer in range(rules.players):
+            own = np.array(game.hand_counts(viewer))
+            low, high = public.opponent_bounds(viewer, own)
+            ref_low, ref_high = numpy_opponent_bounds(public, viewer, own)
+            np.testing.assert_array_equal(low, ref_low)
+            np.testing.assert_array_equal(high, ref_high)
+            compared += 1
+            differing_ranks += int((low != high).sum())
     assert compared > 100
     # Not only trivial positions (two players with the whole deck dealt know everything).
     everything_known = rules.players == 2 and Game(rules, seed=0).pool_size == 0
@@ -617,45 +623,39 @@ def test_the_true_hands_only_save_the_sure_hit_bounds_work(rules, games):
     # skip a flow check they prove; the bounds must be the same as from the public facts
     # alone, where the hands fit the assumed bounds and where they do not.
     fitted = missed = 0
-    for seed in range(max(games // 3, 5)):
-        game = Game(rules, seed=seed)
-        tracker = KnowledgeTracker(game)
-        chooser = random.Random(seed)  # random play passes up sure hits: misfits happen
-        while not game.is_over and game.num_asks < 3000:
-            public = tracker.sync()
-            for viewer in range(rules.players):
-                own = np.array(game.hand_counts(viewer), np.int64)
-                low, high = public.opponent_bounds(viewer, own)
-                expected = public.opponent_bounds(viewer, own, if_sure_hits=True)
-                opponents = [(viewer + k) % rules.players for k in range(1, rules.players)]
-                world = np.array([game.hand_counts(seat) for seat in opponents], np.int64)
-                shape = (rules.players - 1, public.ranks)
-                sure_low, sure_high = np.empty(shape, np.int64), np.empty(shape, np.int64)
-                sure_hit_bounds_into(
-                    public.least,
-                    public.most,
-                    public.sure_hit_most,
-                    np.array(public.hand_sizes, np.int64),
-                    own,
-                    public.unlaid,
-                    public.hand_cap,
-                    public.pool_size,
-                    public.max_copies,
-                    viewer,
-                    low,
-                    high,
-                    sure_low,
-                    sure_high,
-                    np.empty((rules.players, public.ranks), np.int64),
-                    np.empty(sure_hit_scratch_size(rules.players, public.ranks), np.int64),
-                    world,
-                )
-                np.testing.assert_array_equal(sure_low, expected[0])
-                np.testing.assert_array_equal(sure_high, expected[1])
-                inside = ((sure_low <= world) & (world <= sure_high)).all()
-                fitted += int(inside)
-                missed += int(not inside)
-            game.ask(*chooser.choice(game.legal_asks()))
+    for game, public in random_play_positions(rules, games):
+        for viewer in range(rules.players):
+            own = np.array(game.hand_counts(viewer), np.int64)
+            low, high = public.opponent_bounds(viewer, own)
+            expected = public.opponent_bounds(viewer, own, if_sure_hits=True)
+            opponents = [(viewer + k) % rules.players for k in range(1, rules.players)]
+            world = np.array([game.hand_counts(seat) for seat in opponents], np.int64)
+            shape = (rules.players - 1, public.ranks)
+            sure_low, sure_high = np.empty(shape, np.int64), np.empty(shape, np.int64)
+            sure_hit_bounds_into(
+                public.least,
+                public.most,
+                public.sure_hit_most,
+                np.array(public.hand_sizes, np.int64),
+                own,
+                public.unlaid,
+                public.hand_cap,
+                public.pool_size,
+                public.max_copies,
+                viewer,
+                low,
+                high,
+                sure_low,
+                sure_high,
+                np.empty((rules.players, public.ranks), np.int64),
+                np.empty(sure_hit_scratch_size(rules.players, public.ranks), np.int64),
+                world,
+            )
+            np.testing.assert_array_equal(sure_low, expected[0])
+            np.testing.assert_array_equal(sure_high, expected[1])
+            inside = ((sure_low <= world) & (world <= sure_high)).all()
+            fitted += int(inside)
+            missed += int(not inside)
     assert fitted > 0
     # Both ways are tried where the assumption can be wrong (rank asks, more than two).
     assert missed > 0 or rules.players == 2 or rules.ask_for == "card"
