@@ -3,6 +3,10 @@
     python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 192 \\
         --seed 1 --workers 2 --out runs/master/p2-s192.jsonl
 
+``--margin`` and ``--pool-limit`` set ``MasterCPU``'s (how many standard errors an override
+needs; search only when the pool holds at most that many cards); name such a run's file
+``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``.
+
 The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
 ``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
 seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games are
@@ -26,12 +30,17 @@ from pathlib import Path
 from gofish_env.cli import check_count, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.master import DEFAULT_SIMULATIONS, MasterCPU
+from gofish_env.master import DEFAULT_MARGIN, DEFAULT_SIMULATIONS, MasterCPU
 from gofish_env.rules import Rules
 
 
-def entrants(players: int, simulations: int):
-    master = MasterCPU(0, simulations=simulations)
+def entrants(
+    players: int,
+    simulations: int,
+    margin: float = DEFAULT_MARGIN,
+    pool_limit: int | None = None,
+):
+    master = MasterCPU(0, simulations=simulations, margin=margin, pool_limit=pool_limit)
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
 
 
@@ -79,9 +88,17 @@ def table(paths: list[Path], chart: Path) -> str:
 
     results = []
     for path in paths:
-        players, simulations = (int(part[1:]) for part in path.stem.split("-"))
-        results.append(report(read_records(path), players, simulations, 1))
-    results.sort(key=lambda r: (r["players"], r["simulations"]))
+        # p{players}-s{simulations}, then optionally l{pool limit} and m{margin}
+        parts = {part[0]: part[1:] for part in path.stem.split("-")}
+        result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
+        search = []
+        if "l" in parts:
+            search.append(f"pool <= {parts['l']}")
+        if "m" in parts:
+            search.append(f"margin {parts['m']}")
+        result["search"] = ", ".join(search)
+        results.append(result)
+    results.sort(key=lambda r: (r["players"], r["simulations"], r["search"]))
     lines = [
         "| players | simulations (ms a decision at 4 players) | deals (games) "
         "| master's win share | 95% CI | fair |",
@@ -89,9 +106,10 @@ def table(paths: list[Path], chart: Path) -> str:
     ]
     figure, axes = plt.subplots(1, 2, figsize=(9, 3.5))
     for r in results:
-        ms = MS_AT_FOUR.get(r["simulations"], "?")
+        ms = MS_AT_FOUR.get(r["simulations"], "?") if not r["search"] else "?"
+        budget = f"{r['simulations']} ({ms})" + (f", {r['search']}" if r["search"] else "")
         lines.append(
-            f"| {r['players']} | {r['simulations']} ({ms}) | {r['deals']} "
+            f"| {r['players']} | {budget} | {r['deals']} "
             f"({r['deals'] * r['players']}) | {r['share']:.3f} | [{r['low']:.3f}, "
             f"{r['high']:.3f}] | {r['fair']:.3f} |"
         )
@@ -100,8 +118,8 @@ def table(paths: list[Path], chart: Path) -> str:
             r["simulations"],
             r["share"],
             yerr=[[r["share"] - r["low"]], [r["high"] - r["share"]]],
-            fmt="o",
-            color="C0",
+            fmt="s" if r["search"] else "o",
+            color="C1" if r["search"] else "C0",
             capsize=4,
         )
     for ax, players, target in ((axes[0], 2, 0.55), (axes[1], 4, 0.29)):
@@ -126,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
+    parser.add_argument("--pool-limit", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)
     parser.add_argument("--out", type=Path)
@@ -143,6 +163,11 @@ def main(argv: list[str] | None = None) -> None:
         check_count(parser, flag, getattr(args, flag[2:]))
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: 2 to 6")
+    if not args.margin >= 0:
+        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
+    if args.pool_limit is not None and args.pool_limit < 0:
+        parser.error(f"--pool-limit: got {args.pool_limit}; allowed: an integer >= 0")
+    lineup_entrants = entrants(args.players, args.simulations, args.margin, args.pool_limit)
     records = read_records(args.out)
     if args.summary:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))
@@ -153,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     rules = Rules(players=args.players)
     lineup = (0,) + (1,) * (args.players - 1)
-    measurement = Measurement(entrants(args.players, args.simulations), rules, args.seed, [lineup])
+    measurement = Measurement(lineup_entrants, rules, args.seed, [lineup])
     start = time.perf_counter()
     try:
         with progress_bar(True, args.deals * args.players, "master vs expert games") as advance:

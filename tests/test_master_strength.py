@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from gofish_baselines.master_strength import main, read_records
+import pytest
+
+from gofish_baselines.master_strength import entrants, main, read_records
 
 
 def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, capsys):
@@ -22,3 +24,24 @@ def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, 
     table = capsys.readouterr().out
     assert "| 2 | 8 (?) | 3 (6) |" in table
     assert (tmp_path / "chart.png").stat().st_size > 0
+
+
+def test_margin_and_pool_limit_reach_master_and_name_the_table_row(tmp_path, capsys):
+    master = entrants(2, 8, 1.0, 4)[0].spec
+    assert (master.simulations, master.margin, master.pool_limit) == (8, 1.0, 4)
+    path = tmp_path / "p2-s8-l4-m1.0.jsonl"
+    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
+    main([*common, "--margin", "1.0", "--pool-limit", "4", "--out", str(path)])
+    assert len(read_records(path)) == 2
+    capsys.readouterr()
+    main(["--table", str(tmp_path / "chart.png"), str(path)])
+    assert "| 2 | 8 (?), pool <= 4, margin 1.0 | 1 (2) |" in capsys.readouterr().out
+
+
+def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys):
+    out = tmp_path / "p2-s8.jsonl"
+    for flag, value in (("--margin", "-1"), ("--pool-limit", "-2")):
+        with pytest.raises(SystemExit):
+            main(["--players", "2", "--deals", "1", flag, value, "--out", str(out)])
+        assert flag in capsys.readouterr().err
+    assert not out.exists()
