@@ -2,7 +2,7 @@
 variants: what one viewer may deduce from the public bounds, the hand sizes and its own
 hand, and whether a set of bounds admits any world at all.
 
-``admits_world`` is the check behind the sure-hit assumption: an assumption about how the
+``admits_world_into`` is the check behind the sure-hit assumption: an assumption about how the
 others play is kept only while some assignment of the unseen cards to the hands and the
 pool satisfies it (every hand its size, every rank within its bounds). It is a small
 bipartite flow (hands x ranks), so it is exact, not a heuristic.
@@ -448,14 +448,6 @@ def _fits_after_swaps(
 def _skip(sure_hit_most, skips_sure_hits, seat):
     skips_sure_hits[seat] = True
     sure_hit_most[seat] = UNBOUNDED
-
-
-@numba.njit(cache=True)
-def admits_world(low, high, sizes, capacity):
-    """``admits_world_into`` in arrays of its own, from no world."""
-    rows, ranks = low.shape
-    work = np.empty(world_work_size(rows, ranks), np.int64)
-    return admits_world_into(low, high, sizes, capacity, np.zeros((0, ranks), np.int64), work)
 
 
 @numba.njit(cache=True)

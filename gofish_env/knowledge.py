@@ -26,7 +26,7 @@ A second pair of bounds assumes every seat takes a sure hit when it has one (the
 and ``expert`` CPUs always do): a seat that misses while another seat is proved to hold a
 rank held none of that rank, or it would have asked for it (rank asks only). These
 ``if_sure_hits`` bounds are an assumption about how the others play, not a public fact: they
-always lie within the proved bounds and always admit a world (``bounds.admits_world``). A
+always lie within the proved bounds and always admit a world (``bounds.admits_world_into``). A
 seat is assumed nothing of for the rest of the game once public facts rule the assumption
 out: it is seen holding a rank it passed up, or after an ask no world fits its assumed
 bounds (its hand size, the cards left; ``bounds.drop_ruled_out_assumptions``). Where the
@@ -47,7 +47,6 @@ import numpy as np
 
 from gofish_env.bounds import (
     UNBOUNDED,
-    admits_world,
     bounds_scratch_size,
     drop_ruled_out_assumptions,
     opponent_bounds_into,
@@ -76,7 +75,6 @@ __all__ = [
     "KnowledgeTracker",
     "PlayerView",
     "PublicKnowledge",
-    "admits_world",
     "bounds_scratch_size",
     "opponent_bounds_into",
     "opponent_bounds_kernel",

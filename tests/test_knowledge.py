@@ -328,7 +328,7 @@ def test_the_sure_hit_assumption_is_dropped_once_a_hand_size_rules_it_out():
 def some_world(low: np.ndarray, high: np.ndarray, sizes: list[int], unseen) -> list | None:
     """An assignment of the unseen cards to the hands (rows) within ``low``..``high``, each
     hand its size, the rest in the pool; found by depth-first search, rank by rank (an
-    independent check of ``bounds.admits_world``). None if there is none."""
+    independent check of ``bounds.admits_world_into``). None if there is none."""
     rows, ranks = low.shape
     # What the ranks from r on can still give each hand, at least and at most.
     most_after = np.concatenate([np.cumsum(high[:, ::-1], axis=1)[:, ::-1], np.zeros((rows, 1))], 1)
