@@ -27,6 +27,8 @@ measures it against ``expert``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from gofish_env.cpus import CPU, ExpertCPU, LegalAsk, group_asks
@@ -37,6 +39,13 @@ DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 2.5  # standard errors a candidate must gain over expert's choice
 ROLLOUT_LEVEL = "hard"
+OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
+
+
+def _position(view: PlayerView) -> tuple:
+    """What tells one decision of a game from another: the seat, its hand, and how far the
+    public log has gone."""
+    return (view.seat, view.knowledge.num_events, tuple(view.own_counts), id(view.knowledge))
 
 
 def searches(rules) -> bool:
@@ -70,13 +79,16 @@ class MasterCPU(CPU):
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         self.overrides_made = 0  # searches whose result was not expert's choice
+        self._decided = None  # (position, ask) decided by ``scores``, for the next ``choose``
         super().__init__(seed)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.expert.reset(seed)
+        self._decided = None
 
-    def choose(self, view: PlayerView) -> LegalAsk:
+    def _decide(self, view: PlayerView) -> LegalAsk:
+        """``choose``'s decision (see the module docstring)."""
         groups = group_asks(view)
         choice = self.expert.choose(view)  # expert's ask, its ties broken by its generator
         if (
@@ -96,6 +108,30 @@ class MasterCPU(CPU):
             return choice
         self.overrides_made += 1
         return groups[keys[pick]][0]
+
+    def choose(self, view: PlayerView) -> LegalAsk:
+        decided = self._decided
+        self._decided = None
+        if decided is not None and decided[0] == _position(view):
+            return decided[1]  # ``scores`` has just searched this very position
+        return self._decide(view)
+
+    def scores(
+        self, view: PlayerView, keys: Iterable[tuple[int, int]] | None = None
+    ) -> dict[tuple[int, int], float]:
+        """The teacher's scores of each (target, rank) in ``keys`` (default: every legal
+        one), for imitation: ``expert``'s, with the ask the search picks raised just above
+        the best of them where it overrides ``expert``, so that ``choose``'s ask always
+        scores highest. The decision is made here, once: the ``choose`` that follows for
+        the same position asks it without searching again."""
+        scores = self.expert.scores(view, keys)
+        ask = self._decide(view)
+        self._decided = (_position(view), ask)
+        picked = (ask[0], ask[1] // 4 if view.rules.ask_for == "card" else ask[1])
+        best = max(scores.values())
+        if picked in scores and scores[picked] < best:
+            scores[picked] = best + OVERRIDE_LEAD
+        return scores
 
     def pick(self, values: np.ndarray) -> int:
         """The candidate to ask, from ``values`` [worlds, candidates] (expert's best first):

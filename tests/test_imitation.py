@@ -71,6 +71,23 @@ def test_soft_targets_spread_the_experts_scores_over_its_legal_asks():
     assert hard_only.targets is None  # hard gives no scores: its asks alone
 
 
+def test_master_as_teacher_gives_its_searched_ask_the_largest_weight():
+    env = GoFishEnv(players=2, opponents="expert", seat="random")
+    demos = collect_demonstrations(env, "master", games=3, gamma=0.99, seed=3, temperature=0.3)
+    rows = np.arange(len(demos))
+    np.testing.assert_allclose(demos.targets.sum(axis=1), 1.0, rtol=1e-5)
+    assert (demos.targets[~demos.masks] == 0).all()
+    assert (demos.targets[rows, demos.actions] >= demos.targets.max(axis=1) - 1e-6).all()
+    # The teacher plays the game master plays alone (scores decide, choose asks).
+    teacher = make_player("master")
+    env.reset(seed=3)
+    teacher.reset(3)
+    for step in range(10):
+        action = teacher.act(env.aec.turn(env.seat))
+        assert action == demos.actions[step]
+        env.step(action)
+
+
 def test_pretraining_on_soft_targets_makes_the_network_pick_the_teachers_asks():
     env = GoFishEnv(players=4, opponents="random", seat="random")
     demos = collect_demonstrations(env, "expert", games=60, gamma=0.99, seed=0, temperature=0.3)

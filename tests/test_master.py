@@ -198,3 +198,43 @@ def test_without_evidence_enough_it_asks_what_expert_asks():
             choice = make_cpu("hard", game.num_asks).choose(view)
         game.ask(*choice)
     assert master.searches_made > 5
+
+
+def test_scores_put_the_searched_ask_first_and_choose_asks_it_without_searching_again():
+    """Imitation reads ``scores`` and then plays ``choose``: the ask that scores highest is
+    the one asked, the search runs once a decision, and the game is the one ``choose``
+    alone plays (the same generators are used in the same order)."""
+
+    def play(with_scores: bool):
+        game = Game(Rules(players=2), seed=5)
+        tracker = KnowledgeTracker(game)
+        master = MasterCPU(4, simulations=96, margin=0.0)
+        expert = make_cpu("expert", 8)
+        overridden = 0
+        while not game.is_over:
+            view = tracker.view(game.current_player)
+            if game.current_player == 1:
+                game.ask(*expert.choose(view))
+                continue
+            if with_scores:
+                searches = master.searches_made
+                scores = master.scores(view)
+                expert_scores = make_cpu("expert", 0).scores(view)
+                ask = master.choose(view)
+                assert master.searches_made - searches <= 1
+                best = max(scores.values())
+                assert scores[ask] == best
+                assert [key for key, score in scores.items() if score == best] == (
+                    [ask]
+                    if scores[ask] > max(expert_scores.values())
+                    else [key for key, score in expert_scores.items() if score == best]
+                )
+                overridden += scores != expert_scores
+            else:
+                ask = master.choose(view)
+            game.ask(*ask)
+        return game.events, master.searches_made, overridden
+
+    events, searches, overridden = play(True)
+    assert overridden >= 1 and searches > overridden
+    assert (events, searches) == play(False)[:2]
