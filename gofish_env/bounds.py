@@ -44,53 +44,66 @@ def opponent_bounds_into(
 ):
     """``opponent_bounds_kernel`` working in ``scratch`` (``bounds_scratch_size``
     integers) instead of arrays of its own: a batch of games fills thousands of bounds a
-    call, and allocations would cost more than the deductions."""
+    call, and allocations would cost more than the deductions. Every array is indexed in
+    place, never sliced into rows: each slice costs compiled code a reference count."""
     players, ranks = least.shape
     opponents = players - 1
-    unseen = scratch[:ranks]
-    column = scratch[ranks : 2 * ranks]
-    opp_sizes = scratch[2 * ranks : 2 * ranks + opponents]
-    row = scratch[2 * ranks + opponents : 2 * ranks + 2 * opponents]
-    # Written over rows and with plain comparisons: this runs for every observation.
+    # scratch: the unseen cards of each rank, column sums, the opponents' sizes, row sums.
+    unseen_at, column_at = 0, ranks
+    sizes_at, row_at = 2 * ranks, 2 * ranks + opponents
     for rank in range(ranks):
-        unseen[rank] = unlaid[rank] - own[rank]
+        scratch[unseen_at + rank] = unlaid[rank] - own[rank]
     for k in range(opponents):
-        seat_k = (seat + 1 + k) % players
+        seat_k = seat + 1 + k
+        seat_k = seat_k - players if seat_k >= players else seat_k
         size = np.int64(sizes[seat_k])
-        opp_sizes[k] = size
-        most_k, least_k, low_k, high_k = most[seat_k], least[seat_k], low[k], high[k]
+        scratch[sizes_at + k] = size
         for rank in range(ranks):
             # No hand holds a complete set: it would have been laid.
-            top = np.int64(most_k[rank])
-            top = min(top, size)
-            top = min(top, unseen[rank])
+            top = min(np.int64(most[seat_k, rank]), size)
+            top = min(top, scratch[unseen_at + rank])
             top = min(top, np.int64(hand_cap[rank]))
-            high_k[rank] = top
-            low_k[rank] = min(np.int64(least_k[rank]), top)
+            high[k, rank] = top
+            low[k, rank] = min(np.int64(least[seat_k, rank]), top)
     # Near the end of the pool the rules feed each other: a second pass finds more.
     near_end = pool < max_copies
     for _ in range(2 if near_end else 1):
         # What the other opponents are proved to hold is not in this one's hand,
-        _sum_rows_and_columns(low, row, column)
+        _sums_into(low, scratch, row_at, column_at)
         for k in range(opponents):
-            low_k, high_k = low[k], high[k]
-            room = opp_sizes[k] - row[k]
+            room = scratch[sizes_at + k] - scratch[row_at + k]
             for rank in range(ranks):
                 # and what its own other ranks are proved to hold leaves room for no more.
-                proved = low_k[rank]
-                top = min(high_k[rank], unseen[rank] - column[rank] + proved)
-                high_k[rank] = min(top, room + proved)
-        _sum_rows_and_columns(high, row, column)
+                proved = low[k, rank]
+                left = scratch[unseen_at + rank] - scratch[column_at + rank] + proved
+                high[k, rank] = min(min(high[k, rank], left), room + proved)
+        _sums_into(high, scratch, row_at, column_at)
         for k in range(opponents):
-            low_k, high_k = low[k], high[k]
-            room = opp_sizes[k] - row[k]
+            room = scratch[sizes_at + k] - scratch[row_at + k]
             for rank in range(ranks):
                 # A hand of n cards holds at least n minus what its other ranks can hold;
-                floor = max(low_k[rank], room + high_k[rank])
+                floor = max(low[k, rank], room + high[k, rank])
                 if near_end:
                     # a pool of n cards holds at most n of a rank; the rest are in hands.
-                    floor = max(floor, unseen[rank] - pool - column[rank] + high_k[rank])
-                low_k[rank] = floor
+                    rest = scratch[unseen_at + rank] - pool - scratch[column_at + rank]
+                    floor = max(floor, rest + high[k, rank])
+                low[k, rank] = floor
+
+
+@numba.njit(cache=True, inline="always")
+def _sums_into(matrix, scratch, row_at, column_at):
+    """``scratch[row_at + k]``: the sum of ``matrix[k]``; ``scratch[column_at + r]``: the
+    sum of ``matrix[:, r]``."""
+    rows, ranks = matrix.shape
+    for rank in range(ranks):
+        scratch[column_at + rank] = 0
+    for k in range(rows):
+        total = 0
+        for rank in range(ranks):
+            value = matrix[k, rank]
+            total += value
+            scratch[column_at + rank] += value
+        scratch[row_at + k] = total
 
 
 @numba.njit(cache=True)
@@ -187,19 +200,27 @@ def sure_hit_bounds_into(
     unseen = scratch[at : at + ranks]
     opp_sizes = scratch[at + ranks : at + ranks + players - 1]
     flow_work = scratch[at + ranks + players - 1 :]
+    for rank in range(ranks):
+        unseen[rank] = unlaid[rank] - own[rank]
+    # The assumption is made of a seat only where it changes what the deduction starts
+    # from (``opponent_bounds_into``'s first bounds): elsewhere it changes nothing after.
     count = 0
     for other in range(players):
         made[other] = 0
-        if other != seat:
-            for rank in range(ranks):
-                if sure_hit_most[other, rank] < most[other, rank]:
+        if other == seat:
+            continue
+        size = np.int64(sizes[other])
+        for rank in range(ranks):
+            if sure_hit_most[other, rank] < most[other, rank]:
+                cap = min(min(size, unseen[rank]), np.int64(hand_cap[rank]))
+                top = np.int64(most[other, rank])
+                cut = max(min(top, np.int64(sure_hit_most[other, rank])), least[other, rank])
+                if min(cut, cap) != min(top, cap):
                     made[other] = 1
                     count += 1
                     break
-    if not count:  # until a seat passes up a sure hit, nothing changes
+    if not count:  # until a seat passes up a sure hit that matters, nothing changes
         return
-    for rank in range(ranks):
-        unseen[rank] = unlaid[rank] - own[rank]
     for k in range(players - 1):
         opp_sizes[k] = sizes[(seat + 1 + k) % players]
     args = (least, most, sure_hit_most, sizes, own, unlaid, hand_cap, pool, max_copies, seat)
@@ -542,16 +563,3 @@ def admits_world_into(low, high, sizes, capacity, start, work):
                 rank = back
             need[start] -= 1
     return True
-
-
-@numba.njit(cache=True)
-def _sum_rows_and_columns(matrix, row, column):
-    """``row[k]`` = the sum of ``matrix[k]``, ``column[r]`` = the sum of ``matrix[:, r]``."""
-    column[:] = 0
-    for k in range(matrix.shape[0]):
-        line = matrix[k]
-        total = 0
-        for rank in range(matrix.shape[1]):
-            total += line[rank]
-            column[rank] += line[rank]
-        row[k] = total

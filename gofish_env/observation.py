@@ -442,8 +442,11 @@ def fill_observation_into(
     least_at, most_at, none_at = at.least_held, at.most_held, at.known_none
     sure_least_at, sure_most_at = at.least_if_sure_hits, at.most_if_sure_hits
     players, ranks = least.shape
+    # A product with the reciprocal rounds to the float32 of the quotient (small integers
+    # over a small integer) and costs a fraction of a division.
+    per_held = 1.0 / max_held
     for rank in range(ranks):
-        obs[own_at + rank] = own[rank] / max_held
+        obs[own_at + rank] = own[rank] * per_held
     for k in range(players):
         other = seat + k
         obs[hand_at + k] = sizes[other - players if other >= players else other] / max_hand
@@ -459,8 +462,8 @@ def fill_observation_into(
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[least_at + cell] = low[k, rank] / max_held
-            obs[most_at + cell] = high[k, rank] / max_held
+            obs[least_at + cell] = low[k, rank] * per_held
+            obs[most_at + cell] = high[k, rank] * per_held
             if high[k, rank] == 0:
                 obs[none_at + cell] = 1.0
     # The same bounds if every seat takes a sure hit.
@@ -486,8 +489,8 @@ def fill_observation_into(
     for k in range(players - 1):
         for rank in range(ranks):
             cell = k * ranks + rank
-            obs[sure_least_at + cell] = sure_low[k, rank] / max_held
-            obs[sure_most_at + cell] = sure_high[k, rank] / max_held
+            obs[sure_least_at + cell] = sure_low[k, rank] * per_held
+            obs[sure_most_at + cell] = sure_high[k, rank] * per_held
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]

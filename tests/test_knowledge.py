@@ -10,13 +10,19 @@ Rank indices: 2 -> 0, 5 -> 3, 7 -> 5, J -> 9, K -> 11.
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from helpers import position, rank
 
 from gofish_env import Game, Rules
-from gofish_env.bounds import sure_hit_bounds_into, sure_hit_scratch_size
+from gofish_env.bounds import (
+    admits_world_into,
+    sure_hit_bounds_into,
+    sure_hit_scratch_size,
+    world_work_size,
+)
 from gofish_env.cpus import make_cpu
 from gofish_env.events import Catch, Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.knowledge import KnowledgeTracker
@@ -659,6 +665,47 @@ def test_the_true_hands_only_save_the_sure_hit_bounds_work(rules, games):
     assert fitted > 0
     # Both ways are tried where the assumption can be wrong (rank asks, more than two).
     assert missed > 0 or rules.players == 2 or rules.ask_for == "card"
+
+
+@pytest.mark.parametrize(
+    ("rules", "games"),
+    [case[1:] for case in SOUNDNESS_CASES],
+    ids=[case[0] for case in SOUNDNESS_CASES],
+)
+def test_sure_hit_bounds_are_the_deduction_with_every_assumption_made(rules, games):
+    # ``sure_hit_bounds_into`` leaves out the seats whose assumption cannot change the
+    # deduction; the bounds must be those of the numpy reference run with every seat that
+    # passed up a sure hit capped, kept within the proved bounds, wherever those admit a
+    # world (elsewhere assumptions are dropped, another test's matter).
+    compared = assumed = 0
+    for game, public in random_play_positions(rules, games):
+        for viewer in range(rules.players):
+            own = np.array(game.hand_counts(viewer), np.int64)
+            low, high = public.opponent_bounds(viewer, own)
+            capped = public.most.copy()
+            for seat in range(rules.players):
+                if seat != viewer and (public.sure_hit_most[seat] < public.most[seat]).any():
+                    top = np.minimum(public.most[seat], public.sure_hit_most[seat])
+                    capped[seat] = np.maximum(top, public.least[seat])
+            fields = ("players", "hand_sizes", "copies", "laid", "least", "hand_cap", "pool_size")
+            each_capped = SimpleNamespace(most=capped, **{f: getattr(public, f) for f in fields})
+            ref_low, ref_high = numpy_opponent_bounds(each_capped, viewer, own)
+            ref_high = np.minimum(np.maximum(ref_high, low), high)
+            ref_low = np.minimum(np.maximum(ref_low, low), ref_high)
+            opponents = [(viewer + k) % rules.players for k in range(1, rules.players)]
+            sizes = np.array(public.hand_sizes, np.int64)[opponents]
+            work = np.empty(world_work_size(rules.players - 1, public.ranks), np.int64)
+            no_world = np.zeros((0, public.ranks), np.int64)
+            unseen = public.unlaid - own
+            if not admits_world_into(ref_low, ref_high, sizes, unseen, no_world, work):
+                continue
+            sure_low, sure_high = public.opponent_bounds(viewer, own, if_sure_hits=True)
+            np.testing.assert_array_equal(sure_low, ref_low)
+            np.testing.assert_array_equal(sure_high, ref_high)
+            compared += 1
+            assumed += int((ref_low != low).any() or (ref_high != high).any())
+    assert compared > 100
+    assert assumed > 0 or rules.players == 2 or rules.ask_for == "card"
 
 
 def test_knowledge_bounds_hold_the_true_hands_and_prove_more_than_the_history():
