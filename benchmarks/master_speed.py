@@ -2,6 +2,9 @@
 
 python benchmarks/master_speed.py --players 2,4 --simulations 16,64,192,512 --games 4
 
+``--margin`` and ``--pool-limit`` are ``MasterCPU``'s (the same for every budget), as in
+``baselines/master_strength.py``.
+
 Positions: every decision of seat 0 in ``--games`` seeded games where ``expert`` plays
 every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
 timed at every position; the table gives the mean over all decisions (sure hits and single
@@ -25,7 +28,7 @@ from gofish_env import Game, Rules
 from gofish_env.cli import check_count, parse_list, parse_players_list
 from gofish_env.cpus import make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import MasterCPU
+from gofish_env.master import DEFAULT_MARGIN, MasterCPU
 
 
 def decisions(players: int, games: int):
@@ -48,12 +51,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", default="2,4")
     parser.add_argument("--simulations", default="16,64,192,512")
     parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
+    parser.add_argument("--pool-limit", type=int, default=None)
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)
+    if not args.margin >= 0:
+        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
+    if args.pool_limit is not None and args.pool_limit < 0:
+        parser.error(f"--pool-limit: got {args.pool_limit}; allowed: an integer >= 0")
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)
-    table = Table(title=f"master: ms per decision (load at start {os.getloadavg()[0]:.2f})")
+    setting = f"margin {args.margin}, pool limit {args.pool_limit}"
+    load = os.getloadavg()[0]
+    table = Table(title=f"master ({setting}): ms per decision (load at start {load:.2f})")
     for column in (
         "players",
         "simulations",
@@ -65,7 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     ):
         table.add_column(column, justify="right")
     for players in args.players:
-        cpus = {n: MasterCPU(seed=1, simulations=n) for n in args.simulations}
+        cpus = {
+            n: MasterCPU(seed=1, simulations=n, margin=args.margin, pool_limit=args.pool_limit)
+            for n in args.simulations
+        }
         warm = next(v for v in decisions(players, 1) if len(v.legal_asks) > 1)
         MasterCPU(seed=1).values(warm, [warm.legal_asks[0]] * 2)  # compile, untimed
         times = {n: [] for n in args.simulations}
@@ -84,8 +98,8 @@ def main(argv: list[str] | None = None) -> None:
                 str(players),
                 str(n),
                 f"{spent.mean():.1f}",
-                f"{spent[mask].mean():.1f}",
-                f"{np.percentile(spent[mask], 95):.1f}",
+                f"{spent[mask].mean():.1f}" if mask.any() else "-",
+                f"{np.percentile(spent[mask], 95):.1f}" if mask.any() else "-",
                 f"{mask.mean():.0%} of {mask.size}",
                 f"{cpus[n].overrides_made / max(cpus[n].searches_made, 1):.0%} of searches",
             )
