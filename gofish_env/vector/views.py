@@ -46,8 +46,9 @@ def wanted_open(S, K, g, asker, wanted):
 def legal_sets(S, K, g):
     """What the seat to move may ask, as two sets and their sizes: (bit w set: it may name
     w, at most 53 of them; how many; bit k set: it may ask the seat k places to its left;
-    how many). ``target_open`` and ``wanted_open`` written out: this runs at every
-    decision."""
+    how many). ``target_open`` and ``wanted_open`` written out, and without branches on
+    the cards where it can be: this runs at every decision, and random hands make such
+    branches guesses the processor often gets wrong."""
     asker = S.current[g]
     players, ask_count = K.players, K.ask_count
     wanted = np.uint64(0)
@@ -58,29 +59,26 @@ def legal_sets(S, K, g):
                 wanted |= np.uint64(1) << np.uint64(w)
                 names += 1
     else:
-        own = S.counts[g, asker]
         for w in range(ask_count):
-            if own[w] > 0:
-                wanted |= np.uint64(1) << np.uint64(w)
-                names += 1
-    sizes = S.sizes[g]
-    to_any = True  # every other seat may be asked, or (when a hand is empty) the non-empty
+            bit = 1 if S.counts[g, asker, w] > 0 else 0
+            wanted |= np.uint64(bit) << np.uint64(w)
+            names += bit
     empty_ok = K.askable_empty and S.pool_len[g] > 0
+    to_any = True  # every other seat may be asked, or (when a hand is empty) the non-empty
     if not empty_ok:
         for seat in range(players):
-            if sizes[seat] == 0:
-                to_any = False
+            to_any &= S.sizes[g, seat] != 0
     targets = 0
     opened = 0
+    target = asker
     for offset in range(players - 1):
-        target = (asker + 1 + offset) % players
+        target = target + 1 if target + 1 < players else 0
         if empty_ok:
-            if S.out[g, target]:
-                continue
-        elif not to_any and sizes[target] == 0:
-            continue
-        targets |= 1 << offset
-        opened += 1
+            bit = 0 if S.out[g, target] else 1
+        else:
+            bit = 1 if to_any or S.sizes[g, target] != 0 else 0
+        targets |= bit << offset
+        opened += bit
     return wanted, names, targets, opened
 
 
@@ -105,22 +103,22 @@ def legal_actions(S, K, g, out):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def legal_action_at(K, wanted, names, targets, index):
     """The legal action at place ``index`` of the ascending list the two sets make (each
-    open target times each of the ``names``), without making the list."""
-    row, column = index // names, index % names
+    open target times each of the ``names``), without making the list. The place within
+    each set is found by counting down its members: each loop runs to its end, without a
+    branch that depends on the cards."""
+    row = index // names
+    column = index - row * names
     offset = 0
-    while True:
-        if (targets >> offset) & 1:
-            if row == 0:
-                break
-            row -= 1
-        offset += 1
+    for k in range(K.players - 1):
+        bit = (targets >> k) & 1
+        offset = k if bit == 1 and row == 0 else offset  # once: row goes below 0 after
+        row -= bit
     w = 0
-    while True:
-        if (wanted >> np.uint64(w)) & np.uint64(1):
-            if column == 0:
-                return offset * K.ask_count + w
-            column -= 1
-        w += 1
+    for rank in range(K.ask_count):
+        bit = np.int64((wanted >> np.uint64(rank)) & np.uint64(1))
+        w = rank if bit == 1 and column == 0 else w
+        column -= bit
+    return offset * K.ask_count + w
 
 
 @numba.njit(cache=True, error_model="numpy")
