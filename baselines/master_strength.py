@@ -1,11 +1,14 @@
 """Measure ``master`` against ``expert`` over duplicate deals, in parts that are kept.
 
-    python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 192 \\
-        --seed 1 --workers 2 --out runs/master/p2-s192.jsonl
+    python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 1024 \\
+        --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0.jsonl
 
-``--margin`` and ``--pool-limit`` set ``MasterCPU``'s (how many standard errors an override
-needs; search only when the pool holds at most that many cards); name such a run's file
-``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``.
+``--simulations``, ``--margin`` and ``--pool-limit`` set ``MasterCPU``'s (its defaults: how
+many standard errors an override needs; search only when the pool holds at most that many
+cards, ``none``: at every decision); name a run's file
+``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table`` (a file named
+``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
+of 2.5, the settings of the first runs).
 
 The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
 ``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
@@ -27,10 +30,15 @@ import sys
 import time
 from pathlib import Path
 
-from gofish_env.cli import check_count, progress_bar
+from gofish_env.cli import check_count, parse_pool_limit, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.master import DEFAULT_MARGIN, DEFAULT_SIMULATIONS, MasterCPU
+from gofish_env.master import (
+    DEFAULT_MARGIN,
+    DEFAULT_POOL_LIMIT,
+    DEFAULT_SIMULATIONS,
+    MasterCPU,
+)
 from gofish_env.rules import Rules
 
 
@@ -38,7 +46,7 @@ def entrants(
     players: int,
     simulations: int,
     margin: float = DEFAULT_MARGIN,
-    pool_limit: int | None = None,
+    pool_limit: int | None = DEFAULT_POOL_LIMIT,
 ):
     master = MasterCPU(0, simulations=simulations, margin=margin, pool_limit=pool_limit)
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
@@ -145,7 +153,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
-    parser.add_argument("--pool-limit", type=int, default=None)
+    parser.add_argument(
+        "--pool-limit",
+        default=str(DEFAULT_POOL_LIMIT),
+        help="search once the pool holds this many cards or fewer; none: at every decision",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)
     parser.add_argument("--out", type=Path)
@@ -165,8 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--players: got {args.players}; allowed: 2 to 6")
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
-    if args.pool_limit is not None and args.pool_limit < 0:
-        parser.error(f"--pool-limit: got {args.pool_limit}; allowed: an integer >= 0")
+    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     lineup_entrants = entrants(args.players, args.simulations, args.margin, args.pool_limit)
     records = read_records(args.out)
     if args.summary:

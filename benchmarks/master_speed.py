@@ -25,10 +25,10 @@ from rich.console import Console
 from rich.table import Table
 
 from gofish_env import Game, Rules
-from gofish_env.cli import check_count, parse_list, parse_players_list
+from gofish_env.cli import check_count, parse_list, parse_players_list, parse_pool_limit
 from gofish_env.cpus import make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_MARGIN, MasterCPU
+from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
 
 
 def decisions(players: int, games: int):
@@ -52,13 +52,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", default="16,64,192,512")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
-    parser.add_argument("--pool-limit", type=int, default=None)
+    parser.add_argument(
+        "--pool-limit",
+        default=str(DEFAULT_POOL_LIMIT),
+        help="search once the pool holds this many cards or fewer; none: at every decision",
+    )
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
-    if args.pool_limit is not None and args.pool_limit < 0:
-        parser.error(f"--pool-limit: got {args.pool_limit}; allowed: an integer >= 0")
+    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)

@@ -37,6 +37,20 @@ def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> N
         parser.error(f"{flag}: got {value:g}; allowed: a number of seconds > 0")
 
 
+def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | None:
+    """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, or ``none``
+    (search at every decision)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 0, or none")
+    return value
+
+
 def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:
     """A comma list with no empty entries (``"easy,,hard"`` and ``""`` are refused)."""
     items = [item.strip() for item in text.split(",")]

@@ -1,6 +1,10 @@
 """The ``master`` CPU: determinized search over hidden worlds sampled from its view.
 
-At each decision with a real choice, ``master``:
+It plays as ``expert`` until the pool holds ``pool_limit`` cards or fewer (8 by default):
+near the end of the pool few cards stay hidden, the sampled worlds tell the candidates
+apart, and that is where a search beats ``expert`` (earlier, its overrides were noise and
+it was level with ``expert``: docs/baselines.md). From then on, at each decision with a
+real choice, ``master``:
 
 1. takes ``expert``'s choice and the next best asks (one per target and rank) by its
    scores, ``candidates`` in all; a sure hit proved by the public history is asked at
@@ -34,10 +38,11 @@ import numpy as np
 from gofish_env.cpus import CPU, ExpertCPU, LegalAsk, group_asks
 from gofish_env.knowledge import PlayerView
 
-DEFAULT_SIMULATIONS = 192
+DEFAULT_SIMULATIONS = 1024  # a searching decision in about 40 ms at 4 players
 DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
-DEFAULT_MARGIN = 2.5  # standard errors a candidate must gain over expert's choice
+DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
+DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
 ROLLOUT_LEVEL = "hard"
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
@@ -65,7 +70,7 @@ class MasterCPU(CPU):
         simulations: int = DEFAULT_SIMULATIONS,
         candidates: int = DEFAULT_CANDIDATES,
         margin: float = DEFAULT_MARGIN,
-        pool_limit: int | None = None,
+        pool_limit: int | None = DEFAULT_POOL_LIMIT,
     ):
         for field, value, least in (("simulations", simulations, 1), ("candidates", candidates, 2)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -75,6 +80,13 @@ class MasterCPU(CPU):
         if isinstance(margin, bool) or not isinstance(margin, int | float) or margin < 0:
             raise ValueError(f"margin: got {margin!r}; allowed: a number >= 0")
         self.margin = float(margin)
+        if pool_limit is not None and (
+            isinstance(pool_limit, bool) or not isinstance(pool_limit, int) or pool_limit < 0
+        ):
+            raise ValueError(
+                f"pool_limit: got {pool_limit!r}; allowed: an integer >= 0, or None (search "
+                f"at every decision)"
+            )
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)

@@ -12,7 +12,7 @@ from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, ma
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import MasterCPU
+from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
 from gofish_env.worlds import WorldSampler
@@ -38,10 +38,17 @@ def test_master_is_a_registered_level():
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("simulations", 0), ("simulations", 2.5), ("candidates", 1), ("candidates", True)],
+    [
+        ("simulations", 0),
+        ("simulations", 2.5),
+        ("candidates", 1),
+        ("candidates", True),
+        ("pool_limit", -1),
+        ("pool_limit", 8.0),
+    ],
 )
 def test_bad_budgets_are_refused_naming_the_field(field, value):
-    with pytest.raises(ValueError, match=f"{field}: got {value!r}; allowed: an integer"):
+    with pytest.raises(ValueError, match=rf"{field}: got {value!r}; allowed: an integer >= "):
         MasterCPU(1, **{field: value})
 
 
@@ -158,7 +165,8 @@ def test_the_same_seed_gives_the_same_game():
     def play(seed):
         game = Game(Rules(players=4), seed=11)
         tracker = KnowledgeTracker(game)
-        cpus = [MasterCPU(seed, simulations=32)] + [make_cpu("expert", s) for s in (1, 2, 3)]
+        master = MasterCPU(seed, simulations=32, pool_limit=None)
+        cpus = [master] + [make_cpu("expert", s) for s in (1, 2, 3)]
         while not game.is_over:
             seat = game.current_player
             game.ask(*cpus[seat].choose(tracker.view(seat)))
@@ -177,7 +185,7 @@ def test_master_ignores_hidden_cards(players):
     for viewer in range(players):
         worlds, _ = alternative_worlds(scenario, viewer, random.Random(viewer), tries=800, keep=3)
         compared += assert_cpu_ignores_hidden_cards(
-            lambda seed: MasterCPU(seed, simulations=24), scenario, viewer, worlds
+            lambda seed: MasterCPU(seed, simulations=24, pool_limit=None), scenario, viewer, worlds
         )
     assert compared >= 10
 
@@ -187,7 +195,7 @@ def test_without_evidence_enough_it_asks_what_expert_asks():
     search never overrides, and master makes expert's very choices (ties included)."""
     game = Game(Rules(players=4), seed=12)
     tracker = KnowledgeTracker(game)
-    master = MasterCPU(3, simulations=24, margin=float("inf"))
+    master = MasterCPU(3, simulations=24, margin=float("inf"), pool_limit=None)
     expert = make_cpu("expert", 3)
     while not game.is_over:
         view = tracker.view(game.current_player)
@@ -208,7 +216,7 @@ def test_scores_put_the_searched_ask_first_and_choose_asks_it_without_searching_
     def play(with_scores: bool):
         game = Game(Rules(players=2), seed=5)
         tracker = KnowledgeTracker(game)
-        master = MasterCPU(4, simulations=96, margin=0.0)
+        master = MasterCPU(4, simulations=96, margin=0.0, pool_limit=None)
         expert = make_cpu("expert", 8)
         overridden = 0
         while not game.is_over:
@@ -238,3 +246,20 @@ def test_scores_put_the_searched_ask_first_and_choose_asks_it_without_searching_
     events, searches, overridden = play(True)
     assert overridden >= 1 and searches > overridden
     assert (events, searches) == play(False)[:2]
+
+
+def test_by_default_it_searches_only_once_the_pool_is_nearly_empty():
+    game = Game(Rules(players=4), seed=8)
+    tracker = KnowledgeTracker(game)
+    master = MasterCPU(2, simulations=24)
+    assert master.pool_limit == DEFAULT_POOL_LIMIT == 8
+    cpus = [master] + [make_cpu("expert", seat) for seat in (1, 2, 3)]
+    searched_at = []
+    while not game.is_over:
+        seat = game.current_player
+        view = tracker.view(seat)
+        before = master.searches_made
+        game.ask(*cpus[seat].choose(view))
+        if master.searches_made > before:
+            searched_at.append(view.pool_size)
+    assert searched_at and max(searched_at) <= DEFAULT_POOL_LIMIT

@@ -3,11 +3,14 @@ gives the same games as one run, and the table of several runs."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
 
 from gofish_baselines.master_strength import entrants, main, read_records
+from gofish_env.cli import parse_pool_limit
+from gofish_env.master import DEFAULT_POOL_LIMIT
 
 
 def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, capsys):
@@ -45,3 +48,31 @@ def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys)
             main(["--players", "2", "--deals", "1", flag, value, "--out", str(out)])
         assert flag in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(tmp_path):
+    assert entrants(2, 8)[0].spec.pool_limit == DEFAULT_POOL_LIMIT
+    parser = argparse.ArgumentParser()
+    assert parse_pool_limit(parser, "--pool-limit", "none") is None
+    assert parse_pool_limit(parser, "--pool-limit", "12") == 12
+    for text in ("-1", "eight"):
+        with pytest.raises(SystemExit):
+            parse_pool_limit(parser, "--pool-limit", text)
+    path = tmp_path / "p2-s8.jsonl"
+    main(
+        [
+            "--players",
+            "2",
+            "--simulations",
+            "8",
+            "--workers",
+            "1",
+            "--deals",
+            "1",
+            "--pool-limit",
+            "none",
+            "--out",
+            str(path),
+        ]
+    )
+    assert len(read_records(path)) == 2
