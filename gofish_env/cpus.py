@@ -19,9 +19,9 @@ Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
 - ``expert``: sharper bounds (the pool's capacity), what the others' misses say if they
   take sure hits, the chance each seat holds each rank (the unseen cards spread over the
   unexplained cards and the pool within the bounds), catches and their tiebreak points first.
-- ``master`` (``gofish_env.master``, docs/search.md): ``expert``, overridden where a
-  search over hidden worlds sampled from the view (rollouts by compiled ``hard`` CPUs)
-  shows another ask does better beyond its noise.
+- ``master`` (``gofish_env.master``, docs/search.md): ``expert``, overridden near the end
+  of the pool where a search over hidden worlds sampled from the view (rollouts by
+  compiled ``hard`` CPUs) shows another ask does better beyond its noise.
 
 Exact-card asks (``rules.ask_for == "card"``): every level decides at rank level and then
 names a card of that rank; ``hard`` and ``expert`` follow single cards through the public
