@@ -326,6 +326,28 @@ def test_random_cpus_play_the_same_games_with_or_without_knowledge():
     assert played[0][0].sum() > 64 * 40
 
 
+@pytest.mark.parametrize(
+    ("name", "rules"), ALL_CONFIGS[::5], ids=[name for name, _ in ALL_CONFIGS[::5]]
+)
+def test_random_play_in_one_call_plays_the_games_of_step_by_step_actions(name, rules):
+    """``play`` takes each random ask apart without an action number; the games must be
+    those of ``actions`` and ``step``, one ask at a time."""
+    finals = []
+    for one_call in (True, False):
+        batch = VectorGame(rules, 16, seed=3, knowledge=False)
+        cpus = CompiledCPUs(batch, "random", seed=3)
+        if one_call:
+            cpus.play()
+        else:
+            while not batch.state.over.all():
+                actions = cpus.actions()
+                batch.step(np.where(actions >= 0, actions, 0))
+        finals.append([array.copy() for array in batch.state])
+    for one_call, stepped in zip(*finals, strict=True):
+        assert np.array_equal(one_call, stepped)
+    assert (finals[0][list(batch.state._fields).index("num_asks")] > 0).all()
+
+
 def test_a_rules_only_batch_refuses_what_needs_the_public_knowledge():
     batch = VectorGame(Rules(players=3), 4, seed=1, knowledge=False)
     before = [array.copy() for array in batch.state]

@@ -243,7 +243,7 @@ def start_turn(S, K, g, seat):
                 S.current[g] = seat
                 return
         passes += 1
-        seat = (seat + 1) % K.players
+        seat = seat + 1 if seat + 1 < K.players else 0
     end(S, K, g)
 
 
@@ -389,7 +389,7 @@ def ask(S, K, g, target, wanted):
         if S.counts[g, asker, rank] >= K.set_size:
             lay(S, K, g, asker, rank)
         asks_again = True
-        next_seat = (asker + 1) % K.players
+        next_seat = asker + 1 if asker + 1 < K.players else 0
         empty_target = S.sizes[g, target] == 0
         empty_asker = S.sizes[g, asker] == 0
     else:
@@ -397,7 +397,7 @@ def ask(S, K, g, target, wanted):
         if K.knowledge:
             public.on_go_fish(S, K, g, asker, target, rank)
         asks_again = False
-        next_seat = target if K.after_miss_to_asked else (asker + 1) % K.players
+        next_seat = target if K.after_miss_to_asked else (asker + 1 if asker + 1 < K.players else 0)
         if S.pool_len[g]:
             index = draw_top(S, K, g, asker)
             drawn_rank = rank_of_index(index)

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from gofish_env.vector import engine
-from gofish_env.vector.cpus import choose, extra_size, random_choice
+from gofish_env.vector.cpus import choose, extra_size, random_ask
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -143,9 +143,9 @@ def play_out(S, K, C, active, max_asks, decisions):
             if level < 0:
                 break
             if level == 0:
-                action = random_choice(S, K, C, g, seat)
+                target, wanted = random_ask(S, K, C, g, seat)
             else:
                 action = choose(S, K, C, g, seat, legal, starts, ranks, extra)
-            target, wanted = engine.action_ask(K, seat, action)
+                target, wanted = engine.action_ask(K, seat, action)
             engine.ask(S, K, g, target, wanted)
             decisions[g, seat] += 1

@@ -103,9 +103,16 @@ def legal_actions(S, K, g, out):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def legal_action_at(K, wanted, names, targets, index):
     """The legal action at place ``index`` of the ascending list the two sets make (each
-    open target times each of the ``names``), without making the list. The place within
-    each set is found by counting down its members: each loop runs to its end, without a
-    branch that depends on the cards."""
+    open target times each of the ``names``), without making the list."""
+    offset, w = legal_ask_at(K, wanted, names, targets, index)
+    return offset * K.ask_count + w
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def legal_ask_at(K, wanted, names, targets, index):
+    """``legal_action_at`` as (target offset, what is named). The place within each set is
+    found by counting down its members: each loop runs to its end, without a branch that
+    depends on the cards."""
     row = index // names
     column = index - row * names
     offset = 0
@@ -118,7 +125,7 @@ def legal_action_at(K, wanted, names, targets, index):
         bit = np.int64((wanted >> np.uint64(rank)) & np.uint64(1))
         w = rank if bit == 1 and column == 0 else w
         column -= bit
-    return offset * K.ask_count + w
+    return offset, w
 
 
 @numba.njit(cache=True, error_model="numpy")
