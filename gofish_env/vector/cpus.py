@@ -19,7 +19,7 @@ from gofish_env.cpus import RECENT_ASKS
 from gofish_env.knowledge import opponent_bounds_kernel
 from gofish_env.vector.engine import below, seed_state, uniform
 from gofish_env.vector.structs import borrowing_builder, struct_types
-from gofish_env.vector.views import legal_action_at, legal_actions, legal_ask_at, legal_sets
+from gofish_env.vector.views import legal_actions, legal_ask_at, legal_sets
 
 COMPILED_LEVELS = ("random", "easy", "normal", "hard")
 LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
@@ -151,20 +151,26 @@ def choose(S, K, C, g, seat, legal, starts, ranks, extra):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def random_choice(S, K, C, g, seat):
-    """``RandomCPU.choose``: legal[below(count)], without making the list."""
+def _random_legal(S, K, C, g, seat):
+    """``RandomCPU.choose``'s pick, legal[below(count)], as (target offset, what is named),
+    without making the list."""
     wanted, names, targets, opened = legal_sets(S, K, g)
     index = below(C.rng, g * K.players + seat, names * opened)
-    return legal_action_at(K, wanted, names, targets, index)
+    return legal_ask_at(K, wanted, names, targets, index)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def random_choice(S, K, C, g, seat):
+    """``RandomCPU.choose``: the action number."""
+    offset, named = _random_legal(S, K, C, g, seat)
+    return offset * K.ask_count + named
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def random_ask(S, K, C, g, seat):
     """``random_choice`` as the ask itself, (target seat, what is named): random play
     needs no action number, and taking one apart costs divisions."""
-    wanted, names, targets, opened = legal_sets(S, K, g)
-    index = below(C.rng, g * K.players + seat, names * opened)
-    offset, named = legal_ask_at(K, wanted, names, targets, index)
+    offset, named = _random_legal(S, K, C, g, seat)
     target = seat + 1 + offset
     return (target - K.players if target >= K.players else target), named
 

@@ -55,6 +55,13 @@ def seed_state(seed, stream):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
+def left_of(seat, players):
+    """The seat to ``seat``'s left, ``(seat + 1) % players`` without a division (this runs
+    at every ask)."""
+    return seat + 1 if seat + 1 < players else 0
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def rank_of_index(index):
     return index // 4  # the joker's index 52 gives rank 13
 
@@ -243,7 +250,7 @@ def start_turn(S, K, g, seat):
                 S.current[g] = seat
                 return
         passes += 1
-        seat = seat + 1 if seat + 1 < K.players else 0
+        seat = left_of(seat, K.players)
     end(S, K, g)
 
 
@@ -389,7 +396,7 @@ def ask(S, K, g, target, wanted):
         if S.counts[g, asker, rank] >= K.set_size:
             lay(S, K, g, asker, rank)
         asks_again = True
-        next_seat = asker + 1 if asker + 1 < K.players else 0
+        next_seat = left_of(asker, K.players)
         empty_target = S.sizes[g, target] == 0
         empty_asker = S.sizes[g, asker] == 0
     else:
@@ -397,7 +404,7 @@ def ask(S, K, g, target, wanted):
         if K.knowledge:
             public.on_go_fish(S, K, g, asker, target, rank)
         asks_again = False
-        next_seat = target if K.after_miss_to_asked else (asker + 1 if asker + 1 < K.players else 0)
+        next_seat = target if K.after_miss_to_asked else left_of(asker, K.players)
         if S.pool_len[g]:
             index = draw_top(S, K, g, asker)
             drawn_rank = rank_of_index(index)

@@ -8,6 +8,7 @@ import numba
 import numpy as np
 
 from gofish_env.observation import fill_observation_into, observation_work
+from gofish_env.vector.engine import left_of
 from gofish_env.vector.state import JOKER_INDEX
 from gofish_env.vector.structs import borrow, keep_alive
 
@@ -72,7 +73,7 @@ def legal_sets(S, K, g):
     opened = 0
     target = asker
     for offset in range(players - 1):
-        target = target + 1 if target + 1 < players else 0
+        target = left_of(target, players)
         if empty_ok:
             bit = 0 if S.out[g, target] else 1
         else:
@@ -101,18 +102,11 @@ def legal_actions(S, K, g, out):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def legal_action_at(K, wanted, names, targets, index):
-    """The legal action at place ``index`` of the ascending list the two sets make (each
-    open target times each of the ``names``), without making the list."""
-    offset, w = legal_ask_at(K, wanted, names, targets, index)
-    return offset * K.ask_count + w
-
-
-@numba.njit(cache=True, inline="always", error_model="numpy")
 def legal_ask_at(K, wanted, names, targets, index):
-    """``legal_action_at`` as (target offset, what is named). The place within each set is
-    found by counting down its members: each loop runs to its end, without a branch that
-    depends on the cards."""
+    """The legal ask at place ``index`` of the ascending list the two sets make (each open
+    target times each of the ``names``), as (target offset, what is named), without making
+    the list. The place within each set is found by counting down its members: each loop
+    runs to its end, without a branch that depends on the cards."""
     row = index // names
     column = index - row * names
     offset = 0
