@@ -190,8 +190,6 @@ def sure_hit_bounds_into(
     flow check is skipped where it fits: the result is the same as with no world (which
     reads nothing hidden), only cheaper."""
     players, ranks = most.shape
-    sure_low[:] = low
-    sure_high[:] = high
     at = bounds_scratch_size(players, ranks)  # opponent_bounds_into's part comes first
     made = scratch[at : at + players]  # the seats the assumption is made of (1)
     kept = scratch[at + players : at + 2 * players]
@@ -220,6 +218,7 @@ def sure_hit_bounds_into(
                     count += 1
                     break
     if not count:  # until a seat passes up a sure hit that matters, nothing changes
+        _copy_bounds(low, high, sure_low, sure_high)
         return
     for k in range(players - 1):
         opp_sizes[k] = sizes[(seat + 1 + k) % players]
@@ -236,8 +235,17 @@ def sure_hit_bounds_into(
             kept[other] = _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work)
     _assumed_bounds(*args, kept, low, high, sure_low, sure_high, assumed, scratch)
     if not _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work):
-        sure_low[:] = low
-        sure_high[:] = high
+        _copy_bounds(low, high, sure_low, sure_high)
+
+
+@numba.njit(cache=True, inline="always")
+def _copy_bounds(low, high, to_low, to_high):
+    """``to_low[:] = low`` and ``to_high[:] = high`` as plain loops: numba's slice
+    assignment walks a general broadcast and costs several times as much."""
+    for k in range(low.shape[0]):
+        for rank in range(low.shape[1]):
+            to_low[k, rank] = low[k, rank]
+            to_high[k, rank] = high[k, rank]
 
 
 @numba.njit(cache=True)
@@ -494,12 +502,12 @@ def admits_world_into(low, high, sizes, capacity, start, work):
     from_rank = work[at + rows + ranks : at + rows + 2 * ranks]  # the hand each rank came from
     from_row = work[at + rows + 2 * ranks : at + 2 * rows + 2 * ranks]  # the rank (-1: start)
     queue = work[at + 2 * rows + 2 * ranks : at + 3 * rows + 2 * ranks]
-    flow[:] = 0
     for rank in range(ranks):
         room[rank] = capacity[rank]
     for k in range(rows):
         need[k] = sizes[k]
         for rank in range(ranks):
+            flow[k, rank] = 0
             if high[k, rank] < low[k, rank]:
                 return False
             need[k] -= low[k, rank]
@@ -528,8 +536,11 @@ def admits_world_into(low, high, sizes, capacity, start, work):
     # Augmenting paths: hand -> rank (spare edge) -> hand holding flow of that rank -> ...
     for start in range(rows):
         while need[start] > 0:
-            from_rank[:] = -2
-            from_row[:] = -2
+            # Plain loops: numba's slice assignment costs several times as much.
+            for rank in range(ranks):
+                from_rank[rank] = -2
+            for k in range(rows):
+                from_row[k] = -2
             from_row[start] = -1
             queue[0] = start
             head, tail, found = 0, 1, -1

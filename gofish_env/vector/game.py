@@ -21,6 +21,7 @@ from gofish_env.vector.state import (
     state_bytes,
     state_struct,
 )
+from gofish_env.vector.structs import BorrowedStruct
 
 _REFUSALS = {
     views.NOT_A_SEAT: "not a seat: {target} (seats are 0 to {last_seat})",
@@ -106,7 +107,7 @@ class VectorGame:
         self._at, self._gather, _ = encoder_tables(rules, history)
         self.state = allocate(rules, num_games, history, log_size)
         # The same arrays as the kernels get them (gofish_env.vector.structs says why).
-        self.kernel_state = state_struct(self.state)
+        self.kernel_state = BorrowedStruct(state_struct(self.state))
         self.kernel_constants = self.constants
         self._scratch_masks = np.zeros((num_games, self.constants.actions), np.int8)
         self._all_games = np.arange(num_games, dtype=np.int64)

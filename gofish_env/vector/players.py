@@ -15,6 +15,7 @@ from gofish_env.players import Turn
 from gofish_env.vector import cpus
 from gofish_env.vector.game import VectorGame
 from gofish_env.vector.play import play_out
+from gofish_env.vector.structs import BorrowedStruct
 
 COMPILED_LEVELS = cpus.COMPILED_LEVELS
 
@@ -31,7 +32,7 @@ class CompiledCPUs:
         self.batch = batch
         K = batch.constants
         self.state = cpus.allocate_cpus(batch.num_games, batch.players, K.ranks, K.actions)
-        self.kernel_state = cpus.cpu_state_struct(self.state)
+        self.kernel_state = BorrowedStruct(cpus.cpu_state_struct(self.state))
         self.set_levels(levels)
         self._seed = int(seed)
         self._deals = np.zeros(batch.num_games, np.int64)

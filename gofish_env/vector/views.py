@@ -194,12 +194,16 @@ def observe(S, K, at, gather, games, seats, out):
         borrow(work[2]),
         borrow(work[3]),
     )
+    # The caller's arrays borrowed too: each row handed on would otherwise be counted.
+    rows, gathers = borrow(out), borrow(gather)
     for i in range(games.shape[0]):
-        out[i] = 0.0
-        observe_into(S, K, at, gather, games[i], seats[i], out[i], borrowed)
+        rows[i] = 0.0
+        observe_into(S, K, at, gathers, games[i], seats[i], rows[i], borrowed)
     # Used after the loop so that numba frees ``work`` only now: the borrowed arrays point
     # into it (freed earlier, its memory went to the next allocation in the loop).
     keep_alive(work)
+    keep_alive(out)
+    keep_alive(gather)
 
 
 @numba.njit(cache=True, error_model="numpy")
