@@ -14,7 +14,8 @@ non-chance action (OpenSpiel).
   dealt again) and ``play`` (``CompiledCPUs.play``: every game played to its end in one
   call, then all dealt again), and ``play, rules only``: ``play`` in a batch made with
   ``knowledge=False`` (no public knowledge kept: what random playouts and search rollouts
-  need).
+  need), and the same with ``compile_rules=True`` (the rules compiled into the kernels as
+  constants; its first run compiles for about a minute, outside the timing).
 - OpenSpiel ``go_fish`` (``pyspiel``), four drivers: ``bots`` (whole games in C++:
   ``pyspiel.evaluate_bots`` with ``make_uniform_random_bot`` at every seat, chance sampled
   by OpenSpiel itself; the fastest, with no Python per decision; it does not count
@@ -112,20 +113,26 @@ def time_python(rules: Rules, seconds: float, seed: int) -> Run:
             return Run(games, decisions, now - start)
 
 
-VECTOR_MODES = {"step": "step", "play": "play", "rules": "play, rules only"}
+VECTOR_MODES = {
+    "step": "step",
+    "play": "play",
+    "rules": "play, rules only",
+    "compiled": "play, rules only, rules compiled in",
+}
 
 
 def time_vector(rules: Rules, size: int, mode: str, seconds: float, seed: int) -> Run:
     """``size`` games in a ``VectorGame``, the compiled random CPU at every seat, finished
     games dealt again, until ``seconds`` have passed. Games are counted when they end."""
-    batch = VectorGame(rules, size, seed=seed, knowledge=mode != "rules")
+    knowledge = mode not in ("rules", "compiled")
+    batch = VectorGame(rules, size, seed, knowledge=knowledge, compile_rules=mode == "compiled")
     cpus = CompiledCPUs(batch, "random", seed=seed)
     clock = time.perf_counter
     games = decisions = 0
     start = clock()
     deadline = start + seconds
     while clock() < deadline:
-        if mode in ("play", "rules"):
+        if mode in ("play", "rules", "compiled"):
             decisions += cpus.play()
             finished = np.arange(size)
         else:

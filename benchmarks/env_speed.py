@@ -15,8 +15,9 @@ next observation and legal actions:
 - ours, the PettingZoo AEC env: ``gofish_env.env(players=P)``, ``agent_iter``/``last()``;
 - ours, batched: ``SelfPlayVectorEnv(N)`` (every seat's decision comes back, as in the
   AEC env and OpenSpiel: the observation and mask of the next seat to move in every game),
-  for each N of ``--batch``; the actions a uniformly random legal one per game, drawn for
-  the whole batch at once;
+  for each N of ``--batch``, with and without ``compile_rules=True`` (the rules compiled
+  into the engine); the actions a uniformly random legal one per game, drawn for the whole
+  batch at once;
 - the single-agent envs, whose steps are the learner's only (the opponents, random CPUs,
   move inside): ``GoFishEnv`` and ``GoFishVectorEnv(N)`` (``make_vec``'s).
 
@@ -121,6 +122,13 @@ def ours_self_play(players: int, seconds: float, seed: int, size: int) -> tuple[
     return random_batched_play(SelfPlayVectorEnv(size, players=players), seconds, seed, size)
 
 
+def ours_self_play_compiled(
+    players: int, seconds: float, seed: int, size: int
+) -> tuple[float, float]:
+    env = SelfPlayVectorEnv(size, players=players, compile_rules=True)
+    return random_batched_play(env, seconds, seed, size)
+
+
 def random_batched_play(env, seconds: float, seed: int, size: int) -> tuple[float, float]:
     """Steps and games a second of a batched env (every game steps at once, autoreset),
     random legal actions from the masks in its infos."""
@@ -189,6 +197,10 @@ def main(argv: list[str] | None = None) -> None:
         "OpenSpiel rl_environment": (openspiel_rl, 1),
         "ours: AEC env": (ours_aec, 1),
         **{f"ours: SelfPlayVectorEnv N={n:,}": (ours_self_play, n) for n in sizes},
+        **{
+            f"ours: SelfPlayVectorEnv N={n:,}, rules compiled in": (ours_self_play_compiled, n)
+            for n in sizes
+        },
         "ours: GoFishEnv (learner steps)": (ours_single_agent, 1),
         **{
             f"ours: GoFishVectorEnv N={n:,} (learner steps)": (ours_vector_single, n) for n in sizes

@@ -388,3 +388,42 @@ def test_observations_and_leaders_of_some_games_are_those_rows():
         batch.observe(0, games=[12])
     with pytest.raises(ValueError, match="games: got"):
         batch.leaders([[1, 2]])
+
+
+# ``compile_rules=True``: the same kernels compiled with the rules as constants. Each rule
+# set compiles them anew (about a minute), so a few set-ups stand for the rest: the
+# default table with everything observed, exact-card asks with jokers, pairs and refills.
+COMPILED_CONFIGS = [
+    ("table-4", Rules(players=4), True),
+    ("card_jokers-3", dict(EXTRA_CONFIGS)["card_pairs_jokers_held_refill-3"], False),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "knowledge"), COMPILED_CONFIGS, ids=[n for n, _, _ in COMPILED_CONFIGS]
+)
+def test_rules_compiled_in_play_the_reference_games(name, rules, knowledge):
+    count = games_for(rules, 12)
+    batch = VectorGame(rules, count, seed=9, knowledge=knowledge, compile_rules=True)
+    assert type(batch.kernel_constants).__name__ == "CompiledConstants"
+    dealt = [batch.dealt_game(i) for i in range(count)]
+    assert play_both(batch, dealt, 9, observations=knowledge) > 0
+    positions = played_into(dealt_games(rules, count, 9), 9, most=60)
+    copied = VectorGame.from_games(positions, knowledge=knowledge, compile_rules=True)
+    play_both(copied, [copy.deepcopy(game) for game in positions], 10, observations=knowledge)
+
+
+def test_random_cpus_play_the_same_games_with_the_rules_compiled_in():
+    finals = []
+    for compile_rules in (False, True):
+        batch = VectorGame(Rules(players=4), 64, 11, knowledge=False, compile_rules=compile_rules)
+        CompiledCPUs(batch, "random", seed=11).play()
+        finals.append([array.copy() for array in batch.state])
+    for numbers, compiled in zip(*finals, strict=True):
+        assert np.array_equal(numbers, compiled)
+    assert (finals[1][list(batch.state._fields).index("num_asks")] > 40).all()
+
+
+def test_compile_rules_must_be_true_or_false():
+    with pytest.raises(ValueError, match=r"compile_rules: got 'yes'; allowed: True or False"):
+        VectorGame(Rules(), 2, compile_rules="yes")

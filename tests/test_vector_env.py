@@ -379,3 +379,24 @@ def test_self_play_refuses_an_illegal_action_and_applies_nothing():
     with pytest.raises(ValueError, match=r"actions: env 0: action .* is not legal for seat"):
         env.step(actions)
     assert np.array_equal(env.batch.num_asks, before)
+
+
+def test_self_play_with_the_rules_compiled_in_gives_the_same_steps():
+    """``compile_rules=True`` changes how fast the engine runs, nothing it returns."""
+    envs = [SelfPlayVectorEnv(32, players=4, compile_rules=flag) for flag in (False, True)]
+    results = [env.reset(seed=4) for env in envs]
+    chooser = np.random.default_rng(4)
+    finished = 0
+    for _ in range(150):
+        (obs, info), (obs_c, info_c) = results[0][:2], results[1][:2]
+        assert np.array_equal(obs, obs_c)
+        for key in ("action_mask", "current_player", "winners", "catches"):
+            assert np.array_equal(info[key], info_c[key])
+        masks = info["action_mask"]
+        actions = np.array([chooser.choice(np.flatnonzero(row)) for row in masks])
+        steps = [env.step(actions) for env in envs]
+        for plain, compiled in zip(steps[0][1:4], steps[1][1:4], strict=True):
+            assert np.array_equal(plain, compiled)
+        finished += int(steps[0][2].sum())
+        results = [(step[0], step[4]) for step in steps]
+    assert finished > 0

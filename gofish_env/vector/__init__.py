@@ -22,7 +22,8 @@ tests (tests/test_vector_engine.py, harness in tests/vector_helpers.py) start bo
 from the same positions (every preset at 2 to 6 players, the house-rule set-ups of
 tests/test_properties.py, rare combinations; thousands of games), apply the same random
 legal asks to both, and after every ask compare hands, catches, pool, seat to move, the end,
-the winners, every seat's observation and the mask, bit for bit; the invariants of
+the winners, every seat's observation and the mask, bit for bit (and, for a few set-ups,
+with the rules compiled into the kernels, ``compile_rules=True``); the invariants of
 tests/test_properties.py are checked on the batch too. The compiled CPUs are the Python
 levels given the same random stream (tests/test_vector_cpus.py), and the environments are
 compared step by step with ``GoFishEnv`` and the AEC env (tests/test_vector_env.py).

@@ -165,3 +165,52 @@ def keep_alive(value):
     """Nothing: a use of ``value`` that keeps it (and arrays borrowed from it) alive until
     this call, since numba frees a variable after its last use."""
     return None
+
+
+class CompiledConstantsType(types.Type):
+    """A named tuple of numbers compiled into the kernels as constants: the type carries
+    the values, so the kernels are compiled once for each set of them (about a minute,
+    then kept in numba's cache), and LLVM sees every loop's length and every rule's flag:
+    loops over the ranks and seats run a known number of times, and the code of rules not
+    in play is gone."""
+
+    def __init__(self, values: tuple[tuple[str, object], ...]):
+        self.values = dict(values)
+        self.field_types = {name: types.unliteral(numba.typeof(v)) for name, v in values}
+        super().__init__(name=f"CompiledConstants{values}")
+
+
+register_model(CompiledConstantsType)(models.OpaqueModel)
+
+
+@infer_getattr
+class _CompiledConstantsAttribute(AttributeTemplate):
+    key = CompiledConstantsType
+
+    def generic_resolve(self, typ, attr):
+        return typ.field_types.get(attr)
+
+
+@lower_getattr_generic(CompiledConstantsType)
+def _compiled_constant(context, builder, typ, value, attr):
+    return context.get_constant(typ.field_types[attr], typ.values[attr])
+
+
+@unbox(CompiledConstantsType)
+def _unbox_compiled_constants(typ, obj, c):
+    return NativeValue(c.context.get_constant_null(types.voidptr))
+
+
+class CompiledConstants:
+    """A named tuple of numbers as the kernels get it when they are compiled for it
+    (``CompiledConstantsType``); Python reads its fields as on the tuple."""
+
+    def __init__(self, values):
+        self.values = values
+        pairs = tuple(zip(values._fields, values, strict=True))
+        self._numba_type_ = CompiledConstantsType(pairs)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "values":  # not set yet (copy, pickle)
+            raise AttributeError(name)
+        return getattr(self.values, name)
