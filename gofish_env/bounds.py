@@ -6,6 +6,11 @@ hand, and whether a set of bounds admits any world at all.
 others play is kept only while some assignment of the unseen cards to the hands and the
 pool satisfies it (every hand its size, every rank within its bounds). It is a small
 bipartite flow (hands x ranks), so it is exact, not a heuristic.
+
+The kernels that work in arrays they are given, and allocate and return none, are compiled
+with ``_nrt=False`` (numba's reference counting off): every array they touch is owned by the
+caller for the whole call, and counting the views they take cost about a third of an
+observation's time.
 """
 
 from __future__ import annotations
@@ -35,75 +40,79 @@ def opponent_bounds_kernel(
 @numba.njit(cache=True)
 def bounds_scratch_size(players, ranks):
     """Integers ``opponent_bounds_into`` works in."""
-    return 2 * ranks + 2 * (players - 1)
+    return 3 * ranks + 3 * (players - 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def opponent_bounds_into(
     least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
 ):
     """``opponent_bounds_kernel`` working in ``scratch`` (``bounds_scratch_size``
     integers) instead of arrays of its own: a batch of games fills thousands of bounds a
-    call, and allocations would cost more than the deductions. Every array is indexed in
-    place, never sliced into rows: each slice costs compiled code a reference count."""
+    call, and allocations would cost more than the deductions. The row and column sums
+    each step needs are added up while the step before writes the values."""
     players, ranks = least.shape
     opponents = players - 1
-    # scratch: the unseen cards of each rank, column sums, the opponents' sizes, row sums.
-    unseen_at, column_at = 0, ranks
-    sizes_at, row_at = 2 * ranks, 2 * ranks + opponents
+    unseen = scratch[:ranks]  # the cards of each rank the viewer has not seen
+    low_columns = scratch[ranks : 2 * ranks]  # column sums of ``low``, then of ``high``
+    high_columns = scratch[2 * ranks : 3 * ranks]
+    opponent_sizes = scratch[3 * ranks : 3 * ranks + opponents]
+    low_rows = scratch[3 * ranks + opponents : 3 * ranks + 2 * opponents]
+    high_rows = scratch[3 * ranks + 2 * opponents : 3 * ranks + 3 * opponents]
     for rank in range(ranks):
-        scratch[unseen_at + rank] = unlaid[rank] - own[rank]
+        unseen[rank] = unlaid[rank] - own[rank]
+        low_columns[rank] = 0
     for k in range(opponents):
         seat_k = seat + 1 + k
         seat_k = seat_k - players if seat_k >= players else seat_k
         size = np.int64(sizes[seat_k])
-        scratch[sizes_at + k] = size
+        opponent_sizes[k] = size
+        total = 0
         for rank in range(ranks):
             # No hand holds a complete set: it would have been laid.
             top = min(np.int64(most[seat_k, rank]), size)
-            top = min(top, scratch[unseen_at + rank])
+            top = min(top, unseen[rank])
             top = min(top, np.int64(hand_cap[rank]))
             high[k, rank] = top
-            low[k, rank] = min(np.int64(least[seat_k, rank]), top)
+            proved = min(np.int64(least[seat_k, rank]), top)
+            low[k, rank] = proved
+            total += proved
+            low_columns[rank] += proved
+        low_rows[k] = total
     # Near the end of the pool the rules feed each other: a second pass finds more.
     near_end = pool < max_copies
     for _ in range(2 if near_end else 1):
-        # What the other opponents are proved to hold is not in this one's hand,
-        _sums_into(low, scratch, row_at, column_at)
+        for rank in range(ranks):
+            high_columns[rank] = 0
         for k in range(opponents):
-            room = scratch[sizes_at + k] - scratch[row_at + k]
+            room = opponent_sizes[k] - low_rows[k]
+            total = 0
             for rank in range(ranks):
+                # What the other opponents are proved to hold is not in this one's hand,
                 # and what its own other ranks are proved to hold leaves room for no more.
                 proved = low[k, rank]
-                left = scratch[unseen_at + rank] - scratch[column_at + rank] + proved
-                high[k, rank] = min(min(high[k, rank], left), room + proved)
-        _sums_into(high, scratch, row_at, column_at)
+                left = unseen[rank] - low_columns[rank] + proved
+                top = min(min(high[k, rank], left), room + proved)
+                high[k, rank] = top
+                total += top
+                high_columns[rank] += top
+            high_rows[k] = total
+        for rank in range(ranks):
+            low_columns[rank] = 0
         for k in range(opponents):
-            room = scratch[sizes_at + k] - scratch[row_at + k]
+            room = opponent_sizes[k] - high_rows[k]
+            total = 0
             for rank in range(ranks):
                 # A hand of n cards holds at least n minus what its other ranks can hold;
                 floor = max(low[k, rank], room + high[k, rank])
                 if near_end:
                     # a pool of n cards holds at most n of a rank; the rest are in hands.
-                    rest = scratch[unseen_at + rank] - pool - scratch[column_at + rank]
+                    rest = unseen[rank] - pool - high_columns[rank]
                     floor = max(floor, rest + high[k, rank])
                 low[k, rank] = floor
-
-
-@numba.njit(cache=True, inline="always")
-def _sums_into(matrix, scratch, row_at, column_at):
-    """``scratch[row_at + k]``: the sum of ``matrix[k]``; ``scratch[column_at + r]``: the
-    sum of ``matrix[:, r]``."""
-    rows, ranks = matrix.shape
-    for rank in range(ranks):
-        scratch[column_at + rank] = 0
-    for k in range(rows):
-        total = 0
-        for rank in range(ranks):
-            value = matrix[k, rank]
-            total += value
-            scratch[column_at + rank] += value
-        scratch[row_at + k] = total
+                total += floor
+                low_columns[rank] += floor
+            low_rows[k] = total
 
 
 @numba.njit(cache=True)
@@ -161,7 +170,7 @@ def sure_hit_scratch_size(players, ranks):
     return bounds_scratch_size(players, ranks) + rest
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def sure_hit_bounds_into(
     least,
     most,
@@ -229,7 +238,8 @@ def sure_hit_bounds_into(
     for other in range(players):
         kept[other] = 0
         if made[other]:
-            alone[:] = 0
+            for seat_k in range(players):
+                alone[seat_k] = 0
             alone[other] = 1
             _assumed_bounds(*args, alone, low, high, sure_low, sure_high, assumed, scratch)
             kept[other] = _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work)
@@ -248,7 +258,7 @@ def _copy_bounds(low, high, to_low, to_high):
             to_high[k, rank] = high[k, rank]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _admits(low, high, sizes, capacity, world, work):
     """``admits_world_into``, answered at once where ``world`` (hands that fit ``sizes``
     and ``capacity``, or no rows) lies within ``low`` / ``high``."""
@@ -262,7 +272,7 @@ def _admits(low, high, sizes, capacity, world, work):
     return admits_world_into(low, high, sizes, capacity, world, work)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _assumed_bounds(
     least,
     most,
@@ -333,7 +343,7 @@ def assumption_work_size(players, ranks):
     return 2 * players * ranks + 2 * players + world_work_size(players, ranks)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def drop_ruled_out_assumptions_into(
     least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, world, work
 ):
@@ -378,7 +388,9 @@ def drop_ruled_out_assumptions_into(
             high[seat, rank] = _proved_top(most, hand_cap, unlaid, sizes, seat, rank)
             if fits[seat] and world[seat, rank] > sure_hit_most[seat, rank]:
                 fits[seat] = 0
-    assumed[:] = high
+    for seat in range(players):
+        for rank in range(ranks):
+            assumed[seat, rank] = high[seat, rank]
     for seat in range(players):
         if not active[seat] or fits[seat]:
             continue
@@ -390,7 +402,8 @@ def drop_ruled_out_assumptions_into(
             _skip(sure_hit_most, skips_sure_hits, seat)
             active[seat] = 0
             count -= 1
-        assumed[seat] = high[seat]
+        for rank in range(ranks):
+            assumed[seat, rank] = high[seat, rank]
     if count < 2:
         return
     all_fit = True
@@ -419,7 +432,7 @@ def _assumed_top(most, sure_hit_most, hand_cap, unlaid, sizes, seat, rank):
     return min(_proved_top(most, hand_cap, unlaid, sizes, seat, rank), sure_hit_most[seat, rank])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _fits_after_swaps(
     least, most, sure_hit_most, skips_sure_hits, sizes, unlaid, hand_cap, world, work
 ):
@@ -485,7 +498,7 @@ def world_work_size(rows, ranks):
     return rows * ranks + 3 * rows + 2 * ranks
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def admits_world_into(low, high, sizes, capacity, start, work):
     """Whether some ``x`` with ``low <= x <= high`` (hands x ranks) has row sums ``sizes``
     and column sums at most ``capacity`` (the unseen cards of each rank; the pool holds

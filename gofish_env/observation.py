@@ -408,7 +408,7 @@ def _relative(other, seat, players):
     return offset + players if offset < 0 else offset
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)  # allocates nothing: see ``gofish_env.bounds``
 def fill_observation_into(
     obs,
     seat,
@@ -459,13 +459,19 @@ def fill_observation_into(
     opponent_bounds_into(
         least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
     )
+    # The sections as views, indexed by a counter from 0: the compiled code then needs
+    # no check for negative indices.
+    cells = (players - 1) * ranks
+    least_held = obs[least_at : least_at + cells]
+    most_held = obs[most_at : most_at + cells]
+    known_none = obs[none_at : none_at + cells]
+    cell = 0
     for k in range(players - 1):
         for rank in range(ranks):
-            cell = k * ranks + rank
-            obs[least_at + cell] = low[k, rank] * per_held
-            obs[most_at + cell] = high[k, rank] * per_held
-            if high[k, rank] == 0:
-                obs[none_at + cell] = 1.0
+            least_held[cell] = low[k, rank] * per_held
+            most_held[cell] = high[k, rank] * per_held
+            known_none[cell] = 1.0 if high[k, rank] == 0 else 0.0
+            cell += 1
     # The same bounds if every seat takes a sure hit.
     sure_hit_bounds_into(
         least,
@@ -486,11 +492,14 @@ def fill_observation_into(
         scratch,
         world,
     )
+    least_if = obs[sure_least_at : sure_least_at + cells]
+    most_if = obs[sure_most_at : sure_most_at + cells]
+    cell = 0
     for k in range(players - 1):
         for rank in range(ranks):
-            cell = k * ranks + rank
-            obs[sure_least_at + cell] = sure_low[k, rank] * per_held
-            obs[sure_most_at + cell] = sure_high[k, rank] * per_held
+            least_if[cell] = sure_low[k, rank] * per_held
+            most_if[cell] = sure_high[k, rank] * per_held
+            cell += 1
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown.
     history = ask_ring.shape[0]
@@ -505,7 +514,7 @@ def fill_observation_into(
         obs[base + 1 + players + _relative(entry[1], seat, players)] = 1.0
         obs[base + 1 + 2 * players + entry[2]] = 1.0
         tail = base + 1 + 2 * players + ask_count
-        obs[tail] = entry[3] / max_held
+        obs[tail] = entry[3] * per_held
         obs[tail + 1] = entry[4]
         obs[tail + 2] = entry[5]
 

@@ -141,7 +141,7 @@ def legal_mask_one(S, K, g, row):
         row[scratch[i]] = 1
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", _nrt=False)  # see ``gofish_env.bounds``
 def observe_into(S, K, at, gather, g, seat, row, work):
     """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry), working in
     ``work`` (``observation_work``)."""
