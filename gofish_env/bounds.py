@@ -9,8 +9,8 @@ bipartite flow (hands x ranks), so it is exact, not a heuristic.
 
 The kernels that work in arrays they are given, and allocate and return none, are compiled
 with ``_nrt=False`` (numba's reference counting off): every array they touch is owned by the
-caller for the whole call, and counting the views they take cost about a third of an
-observation's time.
+caller for the whole call, and counting the views they take cost about a third of the
+bounds deductions' time.
 """
 
 from __future__ import annotations
