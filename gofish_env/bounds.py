@@ -79,9 +79,15 @@ def opponent_bounds_into(
             total += proved
             low_columns[rank] += proved
         low_rows[k] = total
-    # Near the end of the pool the rules feed each other: a second pass finds more.
+    # Near the end of the pool the rules feed each other: a second pass finds more, but
+    # only where the first raised a least (with ``low`` as it was, each update gives what
+    # it gave: min and max with the values they wrote).
     near_end = pool < max_copies
+    raised = True
     for _ in range(2 if near_end else 1):
+        if not raised:
+            break
+        raised = False
         for rank in range(ranks):
             high_columns[rank] = 0
         for k in range(opponents):
@@ -109,6 +115,7 @@ def opponent_bounds_into(
                     # a pool of n cards holds at most n of a rank; the rest are in hands.
                     rest = unseen[rank] - pool - high_columns[rank]
                     floor = max(floor, rest + high[k, rank])
+                raised |= floor != low[k, rank]
                 low[k, rank] = floor
                 total += floor
                 low_columns[rank] += floor
@@ -229,8 +236,10 @@ def sure_hit_bounds_into(
     if not count:  # until a seat passes up a sure hit that matters, nothing changes
         _copy_bounds(low, high, sure_low, sure_high)
         return
+    other = seat
     for k in range(players - 1):
-        opp_sizes[k] = sizes[(seat + 1 + k) % players]
+        other = other + 1 if other + 1 < players else 0  # to the left, without a division
+        opp_sizes[k] = sizes[other]
     args = (least, most, sure_hit_most, sizes, own, unlaid, hand_cap, pool, max_copies, seat)
     _assumed_bounds(*args, made, low, high, sure_low, sure_high, assumed, scratch)
     if _admits(sure_low, sure_high, opp_sizes, unseen, world, flow_work):

@@ -312,7 +312,7 @@ class ObservationEncoder:
     def observe(self, seat: int, own_counts, current_player: int | None) -> np.ndarray:
         """``seat``'s observation vector (a new array)."""
         public = self.public
-        obs = np.zeros(self.layout.size, np.float32)
+        obs = np.empty(self.layout.size, np.float32)
         fill_observation(
             obs,
             seat,
@@ -355,7 +355,7 @@ def fill_observation(
     max_copies,
     at,
 ):
-    """Write seat ``seat``'s observation into ``obs`` (zeros on entry): seats relative to
+    """Write seat ``seat``'s observation into ``obs`` (every value): seats relative to
     the viewer, its own hand, and the knowledge bounds it deduces with that hand.
     ``current`` is the seat to move (-1: nobody); ``at`` (``KernelConstants``) names the
     sections' starts and the divisors, from the layout. Divisions are done in float64 and
@@ -433,14 +433,13 @@ def fill_observation_into(
     world,
 ):
     """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
-    of its own (a batch of games fills thousands of observations a call). Fractions are
+    of its own (a batch of games fills thousands of observations a call). It writes every
+    value, the zeros too, so ``obs`` may hold anything on entry. Fractions are
     float64 divisions stored as float32, as in ``encode``: the same bits.
     ``world``: the opponents' true hands from the viewer's left, or no rows; it only saves
     work (``bounds.sure_hit_bounds_into``), the observation is the same without it."""
     max_held, max_hand, ask_count = at.max_held, at.max_hand, at.ask_count
     own_at, hand_at, public_at = at.own_hand, at.hand_sizes, at.catch_counts
-    least_at, most_at, none_at = at.least_held, at.most_held, at.known_none
-    sure_least_at, sure_most_at = at.least_if_sure_hits, at.most_if_sure_hits
     players, ranks = least.shape
     # A product with the reciprocal rounds to the float32 of the quotient (small integers
     # over a small integer) and costs a fraction of a division.
@@ -452,6 +451,8 @@ def fill_observation_into(
         obs[hand_at + k] = sizes[other - players if other >= players else other] / max_hand
     for i in range(gather.size):
         obs[public_at + i] = buffer[gather[i]]
+    for k in range(players):
+        obs[at.to_move + k] = 0.0
     if current >= 0:
         obs[at.to_move + _relative(current, seat, players)] = 1.0
     obs[at.pool_size] = pool / at.deck_size
@@ -459,20 +460,9 @@ def fill_observation_into(
     opponent_bounds_into(
         least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
     )
-    # The sections as views, indexed by a counter from 0: the compiled code then needs
-    # no check for negative indices.
-    cells = (players - 1) * ranks
-    least_held = obs[least_at : least_at + cells]
-    most_held = obs[most_at : most_at + cells]
-    known_none = obs[none_at : none_at + cells]
-    cell = 0
-    for k in range(players - 1):
-        for rank in range(ranks):
-            least_held[cell] = low[k, rank] * per_held
-            most_held[cell] = high[k, rank] * per_held
-            known_none[cell] = 1.0 if high[k, rank] == 0 else 0.0
-            cell += 1
-    # The same bounds if every seat takes a sure hit.
+    # The sure-hit bounds are deduced before any section is written, so that the five
+    # sections are written by one loop over flat views: indexed from 0 by the loop's own
+    # counter, it compiles to vector code (no check for negative indices).
     sure_hit_bounds_into(
         least,
         most,
@@ -492,18 +482,28 @@ def fill_observation_into(
         scratch,
         world,
     )
-    least_if = obs[sure_least_at : sure_least_at + cells]
-    most_if = obs[sure_most_at : sure_most_at + cells]
-    cell = 0
-    for k in range(players - 1):
-        for rank in range(ranks):
-            least_if[cell] = sure_low[k, rank] * per_held
-            most_if[cell] = sure_high[k, rank] * per_held
-            cell += 1
+    cells = (players - 1) * ranks
+    lows, highs = low.reshape(cells), high.reshape(cells)
+    sure_lows, sure_highs = sure_low.reshape(cells), sure_high.reshape(cells)
+    least_held = obs[at.least_held : at.least_held + cells]
+    most_held = obs[at.most_held : at.most_held + cells]
+    known_none = obs[at.known_none : at.known_none + cells]
+    least_if = obs[at.least_if_sure_hits : at.least_if_sure_hits + cells]
+    most_if = obs[at.most_if_sure_hits : at.most_if_sure_hits + cells]
+    for cell in range(cells):
+        least_held[cell] = lows[cell] * per_held
+        most_held[cell] = highs[cell] * per_held
+        known_none[cell] = 1.0 if highs[cell] == 0 else 0.0
+        least_if[cell] = sure_lows[cell] * per_held
+        most_if[cell] = sure_highs[cell] * per_held
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
-    # asked for (one-hot), cards handed over, went fishing, fished card shown.
+    # asked for (one-hot), cards handed over, went fishing, fished card shown; zeros for
+    # the rows no ask has reached yet.
     history = ask_ring.shape[0]
     width = 1 + 2 * players + ask_count + 3
+    recent = obs[at.recent_asks : at.recent_asks + history * width]
+    for i in range(history * width):
+        recent[i] = 0.0
     place = (num_asks - 1) % history if history else 0  # the newest ask's row, then back
     for j in range(min(history, num_asks)):
         entry = ask_ring[place]

@@ -16,7 +16,7 @@ from test_properties import ALL_CONFIGS, house_rule_configs, preset_configs
 from vector_helpers import Reference, compare, dealt_games, play_both, played_into
 
 from gofish_env import Game, IllegalAsk, Match, Rules
-from gofish_env.vector import CompiledCPUs, VectorGame
+from gofish_env.vector import CompiledCPUs, VectorGame, views
 
 # Set-ups where the order cards arrived in decides which are laid (exact-card asks with
 # pairs and refills), and other combinations no preset or property set-up plays.
@@ -388,6 +388,48 @@ def test_observations_and_leaders_of_some_games_are_those_rows():
         batch.observe(0, games=[12])
     with pytest.raises(ValueError, match="games: got"):
         batch.leaders([[1, 2]])
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "history"),
+    [
+        ("table-4", Rules(players=4), 8),
+        ("table-2, no history", Rules(players=2), 0),
+        ("card_jokers-3", dict(EXTRA_CONFIGS)["card_pairs_jokers_held_refill-3"], 3),
+    ],
+)
+def test_the_observation_kernel_writes_every_value_whatever_the_row_held(name, rules, history):
+    # The batch hands the kernel rows fresh from np.empty: a value the kernel skipped would
+    # be whatever that memory held. Rows of NaN must come out as rows of zeros do.
+    games = played_into(dealt_games(rules, 16, 9), 9, most=150)  # some finished
+    batch = VectorGame.from_games(games, history=history)
+    indices = np.arange(16)
+    for seat in range(rules.players):
+        seats = np.full(16, seat)
+        rows = {}
+        for start in (0.0, np.nan):
+            rows[start] = np.full((16, batch.layout.size), start, np.float32)
+            views.observe(
+                batch.kernel_state,
+                batch.kernel_constants,
+                batch._at,
+                batch._gather,
+                indices,
+                seats,
+                rows[start],
+            )
+        assert not np.isnan(rows[np.nan]).any(), name
+        assert rows[np.nan].tobytes() == rows[0.0].tobytes()
+        assert rows[0.0].tobytes() == batch.observe(seat).tobytes()
+        for game in range(16):
+            one = batch.observe_game(game, seat)
+            assert one.tobytes() == rows[0.0][game].tobytes()
+    # The masks too: one game's row is that row of the batch's, finished games all False.
+    masks = batch.legal_mask()
+    assert masks.dtype == np.bool_ and masks.shape == (16, batch.constants.actions)
+    assert batch.is_over.any() and not masks[batch.is_over].any()
+    for game in range(16):
+        assert np.array_equal(batch.legal_mask_of(game), masks[game])
 
 
 # ``compile_rules=True``: the same kernels compiled with the rules as constants. Each rule

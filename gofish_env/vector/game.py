@@ -127,7 +127,6 @@ class VectorGame:
         self.kernel_constants = (
             CompiledConstants(self.constants) if compile_rules else self.constants
         )
-        self._scratch_masks = np.zeros((num_games, self.constants.actions), np.int8)
         self._all_games = np.arange(num_games, dtype=np.int64)
 
     def seed(self, seed: int | None) -> None:
@@ -373,14 +372,15 @@ class VectorGame:
     def legal_mask(self) -> np.ndarray:
         """[N, actions] bool: the legal actions of each game's seat to move, in the envs'
         layout (all False where the game is over)."""
-        views.legal_masks(self.kernel_state, self.kernel_constants, self._scratch_masks)
-        return self._scratch_masks.astype(bool)
+        masks = np.empty((self.num_games, self.constants.actions), np.bool_)
+        views.legal_masks(self.kernel_state, self.kernel_constants, masks)
+        return masks
 
     def legal_mask_of(self, game: int) -> np.ndarray:
         """One game's ``legal_mask`` row."""
-        row = np.zeros(self.constants.actions, np.int8)
+        row = np.empty((1, self.constants.actions), np.bool_)
         views.legal_mask_one(self.kernel_state, self.kernel_constants, int(game), row)
-        return row.astype(bool)
+        return row[0]
 
     def _check_observable(self) -> None:
         if not self.knowledge:

@@ -122,28 +122,40 @@ def legal_ask_at(K, wanted, names, targets, index):
     return offset, w
 
 
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _mask_into(S, K, g, masks, row):
+    """Row ``row`` of ``masks``: game ``g``'s legal actions as booleans, each bit written
+    from the two sets ``legal_sets`` gives (one open target and one open name), with no
+    list of actions and no branch on the cards."""
+    ask_count = K.ask_count
+    if S.over[g]:
+        for action in range(K.actions):
+            masks[row, action] = False
+        return
+    wanted, _, targets, _ = legal_sets(S, K, g)
+    for offset in range(K.players - 1):
+        target_bit = np.uint64((targets >> offset) & 1)
+        for w in range(ask_count):
+            bit = target_bit & (wanted >> np.uint64(w))
+            masks[row, offset * ask_count + w] = bit & np.uint64(1) != 0
+
+
 @numba.njit(cache=True, error_model="numpy")
 def legal_masks(S, K, masks):
-    """Each game's legal actions as a 0/1 row (all zeros for a finished game)."""
-    scratch = np.empty(K.actions, np.int64)
+    """Each game's legal actions as a boolean row (all False for a finished game)."""
     for g in range(masks.shape[0]):
-        masks[g] = 0
-        for i in range(legal_actions(S, K, g, scratch)):
-            masks[g, scratch[i]] = 1
+        _mask_into(S, K, g, masks, g)
 
 
 @numba.njit(cache=True, error_model="numpy")
 def legal_mask_one(S, K, g, row):
-    """Game ``g``'s legal actions as a 0/1 row."""
-    scratch = np.empty(K.actions, np.int64)
-    row[:] = 0
-    for i in range(legal_actions(S, K, g, scratch)):
-        row[scratch[i]] = 1
+    """Game ``g``'s legal actions as a boolean row (``row``: shape [1, actions])."""
+    _mask_into(S, K, g, row, 0)
 
 
 @numba.njit(cache=True, error_model="numpy", _nrt=False)  # see ``gofish_env.bounds``
 def observe_into(S, K, at, gather, g, seat, row, work):
-    """Seat ``seat``'s observation of game ``g`` into ``row`` (zeros on entry), working in
+    """Seat ``seat``'s observation of game ``g`` into ``row`` (every value written), working in
     ``work`` (``observation_work``)."""
     fill_observation_into(
         row,
@@ -197,7 +209,6 @@ def observe(S, K, at, gather, games, seats, out):
     # The caller's arrays borrowed too: each row handed on would otherwise be counted.
     rows, gathers = borrow(out), borrow(gather)
     for i in range(games.shape[0]):
-        rows[i] = 0.0
         observe_into(S, K, at, gathers, games[i], seats[i], rows[i], borrowed)
     # Used after the loop so that numba frees ``work`` only now: the borrowed arrays point
     # into it (freed earlier, its memory went to the next allocation in the loop).
@@ -210,7 +221,6 @@ def observe(S, K, at, gather, games, seats, out):
 def observe_one(S, K, at, gather, g, seat, out):
     """``out[0]``: game ``g``'s observation for ``seat``."""
     work = observation_work(K.players, K.ranks)
-    out[0] = 0.0
     observe_into(S, K, at, gather, g, seat, out[0], work)
 
 
