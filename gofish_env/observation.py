@@ -384,6 +384,7 @@ def fill_observation(
         work[1],
         work[2],
         work[3][:0],  # no world: the view holds none
+        work[4],
     )
 
 
@@ -391,13 +392,15 @@ def fill_observation(
 def observation_work(players, ranks):
     """The arrays ``fill_observation_into`` works in: the four bounds (least, most, and the
     same if every seat takes sure hits; opponents x ranks each), an assumed ``most``
-    (players x ranks), scratch for the bounds, and room for the opponents' true hands
-    (opponents x ranks) where the caller has them."""
+    (players x ranks), scratch for the bounds, room for the opponents' true hands
+    (opponents x ranks) where the caller has them, and the four bounds again as flat rows
+    (the same memory: made here once, as a reshape at every observation costs a call)."""
     bounds = np.empty((4, players - 1, ranks), np.int64)
     assumed = np.empty((players, ranks), np.int64)
     scratch = np.empty(sure_hit_scratch_size(players, ranks), np.int64)
     world = np.empty((players - 1, ranks), np.int64)
-    return bounds, assumed, scratch, world
+    flat_bounds = bounds.reshape((4, (players - 1) * ranks))
+    return bounds, assumed, scratch, world, flat_bounds
 
 
 @numba.njit(cache=True, inline="always")
@@ -431,6 +434,7 @@ def fill_observation_into(
     assumed,
     scratch,
     world,
+    flat_bounds,
 ):
     """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
     of its own (a batch of games fills thousands of observations a call). It writes every
@@ -483,19 +487,17 @@ def fill_observation_into(
         world,
     )
     cells = (players - 1) * ranks
-    lows, highs = low.reshape(cells), high.reshape(cells)
-    sure_lows, sure_highs = sure_low.reshape(cells), sure_high.reshape(cells)
     least_held = obs[at.least_held : at.least_held + cells]
     most_held = obs[at.most_held : at.most_held + cells]
     known_none = obs[at.known_none : at.known_none + cells]
     least_if = obs[at.least_if_sure_hits : at.least_if_sure_hits + cells]
     most_if = obs[at.most_if_sure_hits : at.most_if_sure_hits + cells]
-    for cell in range(cells):
-        least_held[cell] = lows[cell] * per_held
-        most_held[cell] = highs[cell] * per_held
-        known_none[cell] = 1.0 if highs[cell] == 0 else 0.0
-        least_if[cell] = sure_lows[cell] * per_held
-        most_if[cell] = sure_highs[cell] * per_held
+    for cell in range(cells):  # flat_bounds: low, high, sure_low, sure_high as flat rows
+        least_held[cell] = flat_bounds[0, cell] * per_held
+        most_held[cell] = flat_bounds[1, cell] * per_held
+        known_none[cell] = 1.0 if flat_bounds[1, cell] == 0 else 0.0
+        least_if[cell] = flat_bounds[2, cell] * per_held
+        most_if[cell] = flat_bounds[3, cell] * per_held
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown; zeros for
     # the rows no ask has reached yet.

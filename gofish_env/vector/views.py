@@ -179,6 +179,7 @@ def observe_into(S, K, at, gather, g, seat, row, work):
         work[1],
         work[2],
         _true_hands(S, K, g, seat, work[3]),
+        work[4],
     )
 
 
@@ -205,6 +206,7 @@ def observe(S, K, at, gather, games, seats, out):
         borrow(work[1]),
         borrow(work[2]),
         borrow(work[3]),
+        borrow(work[4]),
     )
     # The caller's arrays borrowed too: each row handed on would otherwise be counted.
     rows, gathers = borrow(out), borrow(gather)
