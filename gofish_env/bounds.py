@@ -218,21 +218,23 @@ def sure_hit_bounds_into(
         unseen[rank] = unlaid[rank] - own[rank]
     # The assumption is made of a seat only where it changes what the deduction starts
     # from (``opponent_bounds_into``'s first bounds): elsewhere it changes nothing after.
+    # Every rank is looked at, without a branch on the bounds: which ranks differ is the
+    # processor's guess to get wrong, and a wrong guess costs more than the ranks left.
     count = 0
     for other in range(players):
         made[other] = 0
         if other == seat:
             continue
         size = np.int64(sizes[other])
+        differs = False
         for rank in range(ranks):
-            if sure_hit_most[other, rank] < most[other, rank]:
-                cap = min(min(size, unseen[rank]), np.int64(hand_cap[rank]))
-                top = np.int64(most[other, rank])
-                cut = max(min(top, np.int64(sure_hit_most[other, rank])), least[other, rank])
-                if min(cut, cap) != min(top, cap):
-                    made[other] = 1
-                    count += 1
-                    break
+            top = np.int64(most[other, rank])
+            sure = np.int64(sure_hit_most[other, rank])
+            cap = min(min(size, unseen[rank]), np.int64(hand_cap[rank]))
+            cut = max(min(top, sure), np.int64(least[other, rank]))
+            differs |= (sure < top) & (min(cut, cap) != min(top, cap))
+        made[other] = differs
+        count += differs
     if not count:  # until a seat passes up a sure hit that matters, nothing changes
         _copy_bounds(low, high, sure_low, sure_high)
         return
