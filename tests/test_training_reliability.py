@@ -173,6 +173,43 @@ def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(vec_env, signu
 
 
 @pytest.mark.slow
+def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_no_more(
+    tmp_path, monkeypatch, capsys
+):
+    """Ctrl-C while the network learns from the budget's last rollout: PPO finishes that
+    update, the run is saved with it (all 1,536 steps), and the resume does not collect
+    and train on one more rollout."""
+    update = MaskablePPO.train
+    updates = []
+
+    def update_then_stop_at_the_last(model):
+        update(model)
+        updates.append(model.num_timesteps)
+        if model.num_timesteps >= 1536:
+            os.kill(os.getpid(), signal.SIGINT)  # StopRequests takes it: a stop request
+
+    monkeypatch.setattr(MaskablePPO, "train", update_then_stop_at_the_last)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out", str(tmp_path)])
+    assert stop.value.code == 130
+    assert updates[-1] == 1536 and len(updates) == 6  # six rollouts of 256 steps
+    folder = run_folder(tmp_path)
+    saved = state_of(folder)
+    assert saved["timesteps"] == 1536
+    assert "saved the run at 1,536 of 1,536 steps" in " ".join(capsys.readouterr().out.split())
+    trained = parameters(folder / "resume" / saved["model"])
+
+    updates.clear()
+    report = train.main(["--resume", str(folder)])
+    assert updates == []  # nothing trained again
+    assert report["timesteps"] == 1536
+    assert all(
+        np.array_equal(before, after)
+        for before, after in zip(trained, parameters(folder / "model.zip"), strict=True)
+    )
+
+
+@pytest.mark.slow
 def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
     report = train.main([*TINY, "--out", str(tmp_path)])
     folder = run_folder(tmp_path)

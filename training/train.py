@@ -444,6 +444,11 @@ class RunKeeper(BaseCallback):
             save_model(self.model, folder / f"model_{self.num_timesteps}.zip", self.run.rules)
             self.save()
 
+    def _on_rollout_end(self) -> None:
+        # PPO trains on a whole rollout before it can stop or fail again: a stop requested
+        # during that update saves the rollout as trained (even the budget's last).
+        self.trained_steps = self.num_timesteps
+
     def _on_step(self) -> bool:
         return not self.stop.requested
 
