@@ -465,8 +465,8 @@ def fill_observation_into(
         least, most, sizes, own, unlaid, hand_cap, pool, max_copies, seat, low, high, scratch
     )
     # The sure-hit bounds are deduced before any section is written, so that the five
-    # sections are written by one loop over flat views: indexed from 0 by the loop's own
-    # counter, it compiles to vector code (no check for negative indices).
+    # sections are written by one loop over flat views, indexed from 0 by the loop's own
+    # counter (the compiled code needs no check for negative indices).
     sure_hit_bounds_into(
         least,
         most,

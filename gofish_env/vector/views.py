@@ -137,7 +137,7 @@ def _mask_into(S, K, g, masks, row):
         target_bit = np.uint64((targets >> offset) & 1)
         for w in range(ask_count):
             bit = target_bit & (wanted >> np.uint64(w))
-            masks[row, offset * ask_count + w] = bit & np.uint64(1) != 0
+            masks[row, offset * ask_count + w] = (bit & np.uint64(1)) != 0
 
 
 @numba.njit(cache=True, error_model="numpy")
