@@ -5,6 +5,8 @@ pretraining on them, and the rank relabelling that renames the ranks of whole ga
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -18,7 +20,14 @@ from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.observation import ObservationLayout, encode
 from gofish_env.players import make_player
 from gofish_env.rules import Rules
-from gofish_training.imitation import RankRelabelling, collect_demonstrations, pretrain
+from gofish_training import imitation
+from gofish_training.imitation import (
+    Demonstrations,
+    RankRelabelling,
+    collect_demonstrations,
+    collect_in_parts,
+    pretrain,
+)
 
 pytestmark = pytest.mark.torch
 
@@ -43,6 +52,47 @@ def test_demonstrations_record_the_teachers_legal_asks_and_discounted_returns():
         done, step = terminated or truncated, step + 1
     expected = [sum(r * 0.9**k for k, r in enumerate(rewards[i:])) for i in range(step)]
     np.testing.assert_allclose(demos.returns[:step], expected, rtol=1e-5)
+
+
+def assert_same_demonstrations(first: Demonstrations, second: Demonstrations) -> None:
+    for name in ("observations", "masks", "actions", "returns", "targets"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name), err_msg=name)
+
+
+TEACHERS_TABLE = functools.partial(GoFishEnv, players=4, opponents="hard", seat="random")
+
+
+def test_parts_played_by_two_workers_are_the_games_played_in_one_go(monkeypatch):
+    monkeypatch.setattr(imitation, "CHUNK_GAMES", 2)  # parts of 2, 2 and 1 games
+    whole = collect_demonstrations(TEACHERS_TABLE(), "expert", 5, 0.99, seed=7, temperature=0.3)
+    parts = collect_in_parts(TEACHERS_TABLE, "expert", 5, 0.99, seed=7, temperature=0.3, workers=2)
+    assert_same_demonstrations(parts, whole)
+    assert parts.targets is not None
+
+
+def test_a_stopped_collection_keeps_its_parts_and_goes_on_where_it_was(monkeypatch, tmp_path):
+    monkeypatch.setattr(imitation, "CHUNK_GAMES", 2)
+    whole = collect_demonstrations(TEACHERS_TABLE(), "hard", 5, 0.9, seed=3)
+    played = []
+    play = imitation._collect_part
+
+    def stop_in_the_second_part(job):
+        if len(played) == 1:
+            raise KeyboardInterrupt
+        played.append(job[4])  # the part's first game's seed
+        return play(job)
+
+    monkeypatch.setattr(imitation, "_collect_part", stop_in_the_second_part)
+    with pytest.raises(KeyboardInterrupt):
+        collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.9, seed=3, folder=tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["games_0000000_0000002.npz"]
+
+    monkeypatch.setattr(imitation, "_collect_part", lambda job: played.append(job[4]) or play(job))
+    resumed = collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.9, seed=3, folder=tmp_path)
+    assert played == [3, 5, 7]  # the first part once, before the stop; then the other two
+    assert_same_demonstrations(resumed, whole)
+    assert resumed.targets is None
+    assert len(list(tmp_path.iterdir())) == 3
 
 
 def test_pretraining_makes_the_network_pick_the_teachers_asks():

@@ -210,6 +210,34 @@ def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_n
 
 
 @pytest.mark.slow
+def test_a_stop_while_the_imitation_games_are_played_keeps_the_parts_done(tmp_path):
+    """Ctrl-C while two workers play the teacher's games: the parts done stay on disk, no
+    worker is left, and the resume goes on to the fit and PPO (that it plays only the parts
+    not saved is tested in tests/test_imitation.py)."""
+    imitate = ["--imitate", "hard", "--imitate-games", "1000", "--imitate-workers", "2"]
+    process = start_training(tmp_path, *TINY, *imitate, "--imitate-epochs", "1")
+    deadline = time.monotonic() + 240
+    while not list(tmp_path.glob("*/demonstrations/*.npz")):
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "no part of the imitation's games saved"
+        time.sleep(0.2)
+    workers = descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 130, output
+    assert not [pid for pid in workers if alive(pid)]
+    folder = run_folder(tmp_path)
+    kept = sorted(path.name for path in (folder / "demonstrations").glob("*.npz"))
+    assert 1 <= len(kept) < 10
+    assert f"-m gofish_training.train --resume {folder}" in output.replace("\n", "")
+
+    report = train.main(["--resume", str(folder)])
+    assert len(report["imitation"]) == 1
+    assert report["timesteps"] == 1536
+    assert not (folder / "demonstrations").exists()  # the fit is saved: the games go
+
+
+@pytest.mark.slow
 def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
     report = train.main([*TINY, "--out", str(tmp_path)])
     folder = run_folder(tmp_path)
@@ -332,6 +360,7 @@ def refused(argv: list[str], capsys) -> str:
     [
         (["--envs", "0"], "--envs: got 0; allowed: an integer >= 1"),
         (["--timesteps", "0"], "--timesteps: got 0; allowed: an integer >= 1"),
+        (["--imitate-workers", "0"], "--imitate-workers: got 0; allowed: an integer >= 1"),
         (["--eval-deals", "-2"], "--eval-deals: got -2; allowed: an integer >= 1"),
         (["--batch-size", "1"], "--batch-size: got 1; allowed: an integer >= 2"),
         (["--gamma", "1.5"], "--gamma: got 1.5; allowed: a number in (0, 1]"),

@@ -18,11 +18,16 @@ as they were dealt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import torch
-from rich.progress import track
+from rich.progress import Progress, track
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
@@ -54,6 +59,25 @@ class Demonstrations:
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    @classmethod
+    def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
+        """The examples of ``parts``, in that order (all with soft targets or none)."""
+        columns = zip(*(astuple(part) for part in parts), strict=True)
+        return cls(*(None if column[0] is None else np.concatenate(column) for column in columns))
+
+    def save(self, path: Path) -> None:
+        """Compressed, written whole or not at all (a stop midway leaves no partial file)."""
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        partial = path.with_name(path.name + ".partial")
+        with partial.open("wb") as file:
+            np.savez_compressed(file, **{k: v for k, v in arrays.items() if v is not None})
+        os.replace(partial, path)
+
+    @classmethod
+    def load(cls, path: Path) -> Demonstrations:
+        with np.load(path) as arrays:
+            return cls(**{f.name: arrays.get(f.name) for f in fields(cls)})
 
 
 class RankRelabelling:
@@ -186,6 +210,83 @@ def collect_demonstrations(
         np.array(returns, np.float32),
         np.array(targets, np.float32) if scorer is not None else None,
     )
+
+
+# Games per saved part of a long collection: what a stop can lose, at most, per worker.
+CHUNK_GAMES = 100
+
+
+def collect_in_parts(
+    make_env: Callable[[], GoFishEnv],
+    teacher: str,
+    games: int,
+    gamma: float,
+    seed: int,
+    temperature: float = 0.0,
+    workers: int = 1,
+    folder: Path | None = None,
+    progress: bool = False,
+) -> Demonstrations:
+    """``collect_demonstrations`` over ``games`` games in parts of ``CHUNK_GAMES``, played
+    by ``workers`` processes. Each game is seeded by its number alone, so the examples are
+    the same, in the same order, whatever the number of workers.
+
+    With ``folder``, each part is saved there as it is done and the parts already there are
+    loaded, not played again: a stopped collection goes on where it was. ``make_env`` must
+    pickle (a ``functools.partial`` of ``GoFishEnv``) when ``workers`` > 1."""
+    parts = [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
+    done: dict[int, Demonstrations] = {}
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for first, count in parts:
+            if _part_path(folder, first, count).exists():
+                done[first] = Demonstrations.load(_part_path(folder, first, count))
+    jobs = [
+        (make_env, teacher, count, gamma, seed + first, temperature)
+        for first, count in parts
+        if first not in done
+    ]
+    with Progress(disable=not progress) as bar:
+        task = bar.add_task("demonstrations", total=games)
+        bar.advance(task, sum(count for first, count in parts if first in done))
+
+        def keep(demos: Demonstrations, first: int, count: int) -> None:
+            if folder is not None:
+                demos.save(_part_path(folder, first, count))
+            done[first] = demos
+            bar.advance(task, count)
+
+        if workers == 1 or len(jobs) <= 1:
+            for job in jobs:
+                keep(_collect_part(job), job[4] - seed, job[2])
+        else:
+            # spawn: the workers start clean, without the parent's torch threads; leaving
+            # the with-block (a stop included) terminates them.
+            context = multiprocessing.get_context("spawn")
+            with context.Pool(min(workers, len(jobs)), initializer=_worker_setup) as pool:
+                for job, demos in pool.imap_unordered(_collect_numbered_part, jobs):
+                    keep(demos, job[4] - seed, job[2])
+    return Demonstrations.concatenate([done[first] for first, _ in parts])
+
+
+def _part_path(folder: Path, first: int, count: int) -> Path:
+    return folder / f"games_{first:07d}_{first + count:07d}.npz"
+
+
+def _collect_part(job: tuple) -> Demonstrations:
+    make_env, teacher, count, gamma, seed, temperature = job
+    return collect_demonstrations(make_env(), teacher, count, gamma, seed, temperature=temperature)
+
+
+def _collect_numbered_part(job: tuple) -> tuple[tuple, Demonstrations]:
+    return job, _collect_part(job)
+
+
+def _worker_setup() -> None:
+    """A collecting worker leaves Ctrl-C to the parent, which keeps the parts done and ends
+    the workers (with SIGTERM, so that one stays); one thread: the workers share the cores."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
 
 
 def pretrain(

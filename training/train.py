@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import multiprocessing
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -51,7 +53,7 @@ from gofish_training.checkpoints import (
     save_run_state,
 )
 from gofish_training.evaluate import evaluate, results_json, results_table
-from gofish_training.imitation import RankRelabelling, collect_demonstrations, pretrain
+from gofish_training.imitation import RankRelabelling, collect_in_parts, pretrain
 from gofish_training.plots import plot_learning_curve
 from gofish_training.policies import AskScoringPolicy
 from gofish_training.vec_env import (
@@ -154,8 +156,14 @@ class Args:
         default=True,
         metadata={"help": "imitation: rename the ranks of each example at random (rank asks)"},
     )
+    imitate_workers: int = field(
+        default=1,
+        metadata={"help": "imitation: processes that play the CPU's games (same games for any)"},
+    )
 
 
+# The imitation's games, saved in parts while they are played (a stop keeps them).
+DEMONSTRATIONS = "demonstrations"
 POLICIES = {"mlp": "MlpPolicy", "ask-scoring": AskScoringPolicy}
 VEC_ENVS = {"dummy": DummyVecEnv, "subproc": CheckedSubprocVecEnv, "vector": VectorVecEnv}
 # What a resumed run keeps: its table, its network and its place on disk.
@@ -183,6 +191,7 @@ AT_LEAST_ONE = (
     "checkpoint_every",
     "snapshot_every",
     "snapshot_pool",
+    "imitate_workers",
 )
 
 
@@ -537,17 +546,23 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
     """The new network first learns the CPU's play, in the seat and against the opponents
     it will train with."""
     args = run.args
-    teacher_env = GoFishEnv(
-        rules=run.rules, opponents=starting_opponents(args), seat="random", reward=args.reward
+    teacher_env = functools.partial(
+        GoFishEnv,
+        rules=run.rules,
+        opponents=starting_opponents(args),
+        seat="random",
+        reward=args.reward,
     )
-    demos = collect_demonstrations(
+    demos = collect_in_parts(
         teacher_env,
         args.imitate,
         args.imitate_games,
         args.gamma,
         args.seed,
-        args.progress,
         args.imitate_temperature,
+        args.imitate_workers,
+        folder=run.folder / DEMONSTRATIONS,
+        progress=args.progress,
     )
     run.state.imitation = pretrain(
         model,
@@ -652,7 +667,8 @@ def final_report(run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, console: 
 @contextlib.contextmanager
 def interrupts_raise():
     """SIGINT and SIGTERM raise KeyboardInterrupt: outside PPO's loop nothing can be left
-    half done (imitation and the final report start again from their beginning)."""
+    half done (the imitation's games are kept in parts as they are played; its fit and the
+    final report start again from their beginning)."""
     previous = {
         signum: signal.signal(signum, signal.default_int_handler)
         for signum in (signal.SIGINT, signal.SIGTERM)
@@ -706,13 +722,14 @@ def main(argv: list[str] | None = None) -> dict:
                 with interrupts_raise():
                     imitate(run, model, console)
                 keeper.save()
+                shutil.rmtree(folder / DEMONSTRATIONS)  # the fit is saved: no longer needed
             if state.status == "training":
                 train(run, model, keeper, console)
         with interrupts_raise():
             return final_report(run, model, env, console)
     except KeyboardInterrupt:
         console.print(
-            f"\nInterrupted before anything more was saved. Go on with:\n  {resume_command(folder)}"
+            f"\nInterrupted; what was saved is kept. Go on with:\n  {resume_command(folder)}"
         )
         raise SystemExit(130) from None
     finally:
