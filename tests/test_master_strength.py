@@ -25,7 +25,8 @@ def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, 
     assert printed[-1]["deals"] == 3 and 0.0 <= printed[-1]["share"] <= 1.0
     main(["--table", str(tmp_path / "chart.png"), str(whole)])
     table = capsys.readouterr().out
-    assert "| 2 | 8 (?) | 3 (6) |" in table
+    # A file named p2-s8 alone: the first runs' settings, which the row says.
+    assert "| 2 | 8 (?), every decision, margin 2.5 | 3 (6) |" in table
     assert (tmp_path / "chart.png").stat().st_size > 0
 
 
