@@ -19,7 +19,8 @@ next observation and legal actions:
   into the engine); the actions a uniformly random legal one per game, drawn for the whole
   batch at once;
 - the single-agent envs, whose steps are the learner's only (the opponents, random CPUs,
-  move inside): ``GoFishEnv`` and ``GoFishVectorEnv(N)`` (``make_vec``'s).
+  move inside): ``GoFishEnv`` and ``GoFishVectorEnv(N)`` (``make_vec``'s), the latter
+  with and without ``compile_rules=True``.
 
 Each figure is the best of ``--repeats`` measurements of ``--seconds`` each. Needs the
 bench extra (``pip install -e .[bench]``) for OpenSpiel.
@@ -167,6 +168,15 @@ def ours_vector_single(players: int, seconds: float, seed: int, size: int) -> tu
     return random_batched_play(env, seconds, seed, size)
 
 
+def ours_vector_single_compiled(
+    players: int, seconds: float, seed: int, size: int
+) -> tuple[float, float]:
+    env = GoFishVectorEnv(
+        size, players=players, opponents="random", autoreset_mode="same_step", compile_rules=True
+    )
+    return random_batched_play(env, seconds, seed, size)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/env_speed.py",
@@ -204,6 +214,13 @@ def main(argv: list[str] | None = None) -> None:
         "ours: GoFishEnv (learner steps)": (ours_single_agent, 1),
         **{
             f"ours: GoFishVectorEnv N={n:,} (learner steps)": (ours_vector_single, n) for n in sizes
+        },
+        **{
+            f"ours: GoFishVectorEnv N={n:,} (learner steps), rules compiled in": (
+                ours_vector_single_compiled,
+                n,
+            )
+            for n in sizes
         },
     }
     for players in counts:  # compile and warm up

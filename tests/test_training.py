@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
@@ -137,6 +138,25 @@ def test_resume_continues_from_a_saved_model(tiny_run, tmp_path):
     )
     steps = [entry["timesteps"] for entry in report["history"]]
     assert steps[0] > 512  # counts on from the saved model's 512 steps
+
+
+@pytest.mark.slow
+def test_the_rules_compiled_in_train_the_same_network(tiny_run, tmp_path, monkeypatch):
+    run, report = tiny_run
+    built, vec_env = [], train.VectorVecEnv
+    monkeypatch.setattr(train, "VectorVecEnv", lambda *a, **k: built.append(k) or vec_env(*a, **k))
+    compiled = train.main(
+        [*TINY, "--out", str(tmp_path), "--name", "tiny", "--seed", "3", "--compile-rules"]
+    )
+    assert built[0]["compile_rules"] is True
+    assert compiled["final"] == report["final"]
+    (folder,) = tmp_path.iterdir()
+    for before, after in zip(
+        MaskablePPO.load(run / "model.zip").policy.state_dict().values(),
+        MaskablePPO.load(folder / "model.zip").policy.state_dict().values(),
+        strict=True,
+    ):
+        assert torch.equal(before, after)
 
 
 @pytest.mark.slow

@@ -371,6 +371,10 @@ def refused(argv: list[str], capsys) -> str:
         (["--opponents", "genius"], "genius"),
         (["--reward", "gold"], "gold"),
         (
+            ["--vec-env", "dummy", "--compile-rules"],
+            "--compile-rules: only with --vec-env vector (got --vec-env dummy",
+        ),
+        (
             ["--vec-env", "pipelined"],
             "--vec-env: got 'pipelined'; allowed: dummy, subproc, vector",
         ),

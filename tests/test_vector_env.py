@@ -191,6 +191,18 @@ def test_same_seed_same_episodes_whatever_the_number_of_envs():
     assert np.array_equal(infos["seat"][:4], first[1])
 
 
+def test_the_rules_compiled_in_change_no_step_of_the_learners_env():
+    """``compile_rules=True`` (``make_vec`` passes it on) changes how fast the engine runs,
+    nothing the env returns, with compiled opponents and a Python one (``expert``)."""
+    kwargs = {"players": 4, "opponents": "mix:random,easy,normal,hard,expert", "seat": "random"}
+    compiled = gym.make_vec("GoFish-v0", num_envs=6, compile_rules=True, **kwargs).unwrapped
+    assert type(compiled.learners.batch.kernel_constants).__name__ == "CompiledConstants"
+    plain = rollout(GoFishVectorEnv(6, **kwargs), 200, seed=5)
+    for a, b in zip(plain, rollout(compiled, 200, seed=5), strict=True):
+        assert np.array_equal(a, b)
+    assert sum(int(ended.sum()) for ended in plain[4::5]) > 6  # episodes ended and restarted
+
+
 def finish_one(env, infos, chooser):
     """Step until some env ends; returns (the step's results, the env that ended)."""
     for _ in range(2000):

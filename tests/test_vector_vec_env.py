@@ -67,6 +67,17 @@ def test_same_seed_same_steps_and_episode_ends_are_reported():
             assert venv.reset_infos[index]["action_mask"].any()
 
 
+def test_the_rules_compiled_in_change_no_step():
+    kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
+    compiled = VectorVecEnv(3, **kwargs, compile_rules=True)
+    assert type(compiled.learners.batch.kernel_constants).__name__ == "CompiledConstants"
+    for a, b in zip(play(VectorVecEnv(3, **kwargs)), play(compiled), strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
 def test_masks_after_an_episode_end_are_the_next_episodes():
     venv = TimedMaskedVecEnv(VectorVecEnv(3, Rules(players=2), opponents="easy"))
     venv.reset()

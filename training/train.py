@@ -95,6 +95,13 @@ class Args:
             "DummyVecEnv) or subproc (one worker process per env: SB3's SubprocVecEnv)"
         },
     )
+    compile_rules: bool = field(
+        default=False,
+        metadata={
+            "help": "--vec-env vector: the rules compiled into the engine's kernels (the same "
+            "games, faster steps; a compile of a minute or two the first time)"
+        },
+    )
     threads: int = field(
         default=1, metadata={"help": "torch threads of the learner (the network's math)"}
     )
@@ -238,6 +245,11 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         refuse("net_arch", "layer sizes separated by commas, e.g. 256,256")
     if args.vec_env not in VEC_ENVS:
         refuse("vec_env", ", ".join(VEC_ENVS))
+    if args.compile_rules and args.vec_env != "vector":
+        parser.error(
+            f"--compile-rules: only with --vec-env vector (got --vec-env {args.vec_env}, "
+            "whose environments play the Python engine)"
+        )
     if args.policy not in POLICIES:
         refuse("policy", ", ".join(POLICIES))
     for name in ("eval_cpus", "selfplay_cpus"):
@@ -499,7 +511,14 @@ def make_vec_env(args: Args, rules: Rules, seed: int):
     env in one batch of the compiled engine (``--vec-env vector``)."""
     if args.vec_env == "vector":
         opponents = starting_opponents(args)
-        return VectorVecEnv(args.envs, rules, opponents, seat="random", reward=args.reward)
+        return VectorVecEnv(
+            args.envs,
+            rules,
+            opponents,
+            seat="random",
+            reward=args.reward,
+            compile_rules=args.compile_rules,
+        )
     builders = [make_env(args, rules, rank, seed) for rank in range(args.envs)]
     return VEC_ENVS[args.vec_env](builders)
 

@@ -260,6 +260,7 @@ class VectorVecEnv(VecEnv):
     ``Monitor`` adds them, ``info["episode"]``. ``env_method("action_masks")`` gives the
     masks MaskablePPO reads; ``env_method("set_opponents", spec)`` replaces the opponents
     (self-play snapshots). An error inside raises ``EnvFailure`` naming the environment.
+    ``compile_rules=True`` compiles the rules into the engine (``VectorGame``'s option).
     """
 
     def __init__(
@@ -270,10 +271,13 @@ class VectorVecEnv(VecEnv):
         seat="random",
         reward="catches",
         illegal_reward: float = -1.0,
+        compile_rules: bool = False,
     ):
         from gofish_env.vector.learner import LearnerBatch
 
-        self.learners = LearnerBatch(num_envs, rules, opponents, seat, reward)
+        self.learners = LearnerBatch(
+            num_envs, rules, opponents, seat, reward, compile_rules=compile_rules
+        )
         self.render_mode = None
         batch = self.learners.batch
         size = batch.layout.size

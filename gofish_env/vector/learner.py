@@ -91,6 +91,7 @@ class LearnerBatch:
         reward: str | dict | RewardScheme = "catches",
         history: int = 8,
         max_asks: int = DEFAULT_MAX_ASKS,
+        compile_rules: bool = False,
     ):
         self.num_envs = _count("num_envs", num_envs)
         players = rules.players
@@ -102,7 +103,9 @@ class LearnerBatch:
         self.max_asks = max_asks
         self.scheme = RewardScheme.make(reward)
         self.weights = np.array([self.scheme.weights.get(name, 0.0) for name in COMPONENTS], float)
-        self.batch = VectorGame(rules, self.num_envs, 0, history, log_size=max_asks + 1)
+        self.batch = VectorGame(
+            rules, self.num_envs, 0, history, log_size=max_asks + 1, compile_rules=compile_rules
+        )
         self.cpus = CompiledCPUs(self.batch, None)
         self.view = ArrayView(self.batch)
         n = self.num_envs
