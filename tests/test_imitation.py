@@ -79,20 +79,26 @@ def test_a_stopped_collection_keeps_its_parts_and_goes_on_where_it_was(monkeypat
     def stop_in_the_second_part(job):
         if len(played) == 1:
             raise KeyboardInterrupt
-        played.append(job[4])  # the part's first game's seed
+        played.append(job[0])  # the part's first game
         return play(job)
 
     monkeypatch.setattr(imitation, "_collect_part", stop_in_the_second_part)
     with pytest.raises(KeyboardInterrupt):
         collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.9, seed=3, folder=tmp_path)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["games_0000000_0000002.npz"]
+    assert sorted(path.name for path in tmp_path.glob("*.npz")) == ["games_0000000_0000002.npz"]
 
-    monkeypatch.setattr(imitation, "_collect_part", lambda job: played.append(job[4]) or play(job))
+    monkeypatch.setattr(imitation, "_collect_part", lambda job: played.append(job[0]) or play(job))
     resumed = collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.9, seed=3, folder=tmp_path)
-    assert played == [3, 5, 7]  # the first part once, before the stop; then the other two
+    assert played == [0, 2, 4]  # the first part once, before the stop; then the other two
     assert_same_demonstrations(resumed, whole)
     assert resumed.targets is None
-    assert len(list(tmp_path.iterdir())) == 3
+    assert len(list(tmp_path.glob("*.npz"))) == 3
+
+    # Parts played with other settings are not taken for these: all are played again.
+    played.clear()
+    other = collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.5, seed=3, folder=tmp_path)
+    assert played == [0, 2, 4]
+    assert_same_demonstrations(other, collect_demonstrations(TEACHERS_TABLE(), "hard", 5, 0.5, 3))
 
 
 def test_pretraining_makes_the_network_pick_the_teachers_asks():

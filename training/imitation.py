@@ -18,6 +18,7 @@ as they were dealt.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
@@ -232,17 +233,20 @@ def collect_in_parts(
     the same, in the same order, whatever the number of workers.
 
     With ``folder``, each part is saved there as it is done and the parts already there are
-    loaded, not played again: a stopped collection goes on where it was. ``make_env`` must
-    pickle (a ``functools.partial`` of ``GoFishEnv``) when ``workers`` > 1."""
+    loaded, not played again: a stopped collection goes on where it was. Parts saved with
+    other settings (teacher, seed, gamma, temperature, table) are played again.
+    ``make_env`` must pickle (a ``functools.partial`` of ``GoFishEnv``) when ``workers`` > 1.
+    """
     parts = [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
     done: dict[int, Demonstrations] = {}
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+        settings = json.dumps([teacher, seed, gamma, temperature, repr(make_env)])
+        _keep_parts_of(folder, settings)
         for first, count in parts:
             if _part_path(folder, first, count).exists():
                 done[first] = Demonstrations.load(_part_path(folder, first, count))
     jobs = [
-        (make_env, teacher, count, gamma, seed + first, temperature)
+        (first, count, make_env, teacher, gamma, seed, temperature)
         for first, count in parts
         if first not in done
     ]
@@ -250,7 +254,7 @@ def collect_in_parts(
         task = bar.add_task("demonstrations", total=games)
         bar.advance(task, sum(count for first, count in parts if first in done))
 
-        def keep(demos: Demonstrations, first: int, count: int) -> None:
+        def keep(first: int, count: int, demos: Demonstrations) -> None:
             if folder is not None:
                 demos.save(_part_path(folder, first, count))
             done[first] = demos
@@ -258,15 +262,25 @@ def collect_in_parts(
 
         if workers == 1 or len(jobs) <= 1:
             for job in jobs:
-                keep(_collect_part(job), job[4] - seed, job[2])
+                keep(job[0], job[1], _collect_part(job))
         else:
             # spawn: the workers start clean, without the parent's torch threads; leaving
             # the with-block (a stop included) terminates them.
             context = multiprocessing.get_context("spawn")
             with context.Pool(min(workers, len(jobs)), initializer=_worker_setup) as pool:
-                for job, demos in pool.imap_unordered(_collect_numbered_part, jobs):
-                    keep(demos, job[4] - seed, job[2])
+                for first, count, demos in pool.imap_unordered(_collect_numbered_part, jobs):
+                    keep(first, count, demos)
     return Demonstrations.concatenate([done[first] for first, _ in parts])
+
+
+def _keep_parts_of(folder: Path, settings: str) -> None:
+    """Make ``folder`` hold parts played with ``settings`` only (none if it held others)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    about = folder / "settings.json"
+    if about.exists() and about.read_text() != settings:
+        for part in folder.glob("games_*.npz"):
+            part.unlink()
+    about.write_text(settings)
 
 
 def _part_path(folder: Path, first: int, count: int) -> Path:
@@ -274,12 +288,15 @@ def _part_path(folder: Path, first: int, count: int) -> Path:
 
 
 def _collect_part(job: tuple) -> Demonstrations:
-    make_env, teacher, count, gamma, seed, temperature = job
-    return collect_demonstrations(make_env(), teacher, count, gamma, seed, temperature=temperature)
+    """Games ``first`` .. ``first + count - 1``: game n is seeded by ``seed + n``."""
+    first, count, make_env, teacher, gamma, seed, temperature = job
+    return collect_demonstrations(
+        make_env(), teacher, count, gamma, seed + first, temperature=temperature
+    )
 
 
-def _collect_numbered_part(job: tuple) -> tuple[tuple, Demonstrations]:
-    return job, _collect_part(job)
+def _collect_numbered_part(job: tuple) -> tuple[int, int, Demonstrations]:
+    return job[0], job[1], _collect_part(job)
 
 
 def _worker_setup() -> None:
