@@ -165,6 +165,8 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path):
     # Three passes over 30 games: without renamed ranks, so the fit shows within them.
     report = train.main([*TINY, "--out", str(tmp_path), *imitation, "--no-imitate-relabel"])
     assert len(report["imitation"]) == 3
+    assert report["timing"]["imitation_seconds"].keys() == {"games", "fit"}
+    assert all(seconds > 0 for seconds in report["timing"]["imitation_seconds"].values())
     assert report["imitation"][-1]["agreement"] > report["imitation"][0]["agreement"]
     assert train.parse_args([]).imitate_relabel  # renamed ranks are the default
 

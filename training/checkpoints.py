@@ -45,6 +45,8 @@ class RunState:
     next_snapshot: int = 0
     snapshots: list[str] = field(default_factory=list)
     imitation: list[dict] = field(default_factory=list)
+    # Wall time of the imitation's games and of its fit, in the session that finished them.
+    imitation_seconds: dict[str, float] = field(default_factory=dict)
     train_seconds: float = 0.0
     env_seconds: float = 0.0
     eval_seconds: float = 0.0

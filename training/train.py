@@ -572,6 +572,7 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
         seat="random",
         reward=args.reward,
     )
+    start = time.perf_counter()
     demos = collect_in_parts(
         teacher_env,
         args.imitate,
@@ -583,6 +584,7 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
         folder=run.folder / DEMONSTRATIONS,
         progress=args.progress,
     )
+    played = time.perf_counter()
     run.state.imitation = pretrain(
         model,
         demos,
@@ -592,9 +594,15 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
         progress=args.progress,
         relabelling=RankRelabelling.for_rules(run.rules) if args.imitate_relabel else None,
     )
+    run.state.imitation_seconds = {
+        "games": played - start,
+        "fit": time.perf_counter() - played,
+    }
+    minutes = {key: seconds / 60 for key, seconds in run.state.imitation_seconds.items()}
     console.print(
-        f"Imitated {args.imitate}: {len(demos):,} asks; the network picks the CPU's ask "
-        f"{100 * run.state.imitation[-1]['agreement']:.0f}% of the time."
+        f"Imitated {args.imitate}: {len(demos):,} asks from {args.imitate_games:,} games "
+        f"({minutes['games']:.1f} min to play, {minutes['fit']:.1f} min to fit); the network "
+        f"picks the CPU's ask {100 * run.state.imitation[-1]['agreement']:.0f}% of the time."
     )
 
 
@@ -654,6 +662,7 @@ def final_report(run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, console: 
         "env_seconds": state.env_seconds,
         "env_fraction": state.env_seconds / max(state.train_seconds, 1e-9),
         "eval_seconds": state.eval_seconds,
+        "imitation_seconds": state.imitation_seconds,
         "steps_per_second": trained / max(state.train_seconds, 1e-9),
         "resumes": state.resumes,
     }
