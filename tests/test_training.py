@@ -6,6 +6,7 @@ modules: tests/test_evaluate.py, test_imitation.py, test_agents.py, test_vec_env
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -160,13 +161,25 @@ def test_the_rules_compiled_in_train_the_same_network(tiny_run, tmp_path, monkey
 
 
 @pytest.mark.slow
-def test_training_can_start_by_imitating_a_cpu(tmp_path):
+def test_training_can_start_by_imitating_a_cpu(tmp_path, monkeypatch):
+    collect = train.collect_in_parts
+
+    def slow_collect(*args, **kwargs):
+        time.sleep(10)  # longer than the rest of the run's set-up and evaluations
+        return collect(*args, **kwargs)
+
+    monkeypatch.setattr(train, "collect_in_parts", slow_collect)
     imitation = ["--imitate", "hard", "--imitate-games", "30", "--imitate-epochs", "3"]
     # Three passes over 30 games: without renamed ranks, so the fit shows within them.
+    start = time.perf_counter()
     report = train.main([*TINY, "--out", str(tmp_path), *imitation, "--no-imitate-relabel"])
+    elapsed = time.perf_counter() - start
     assert len(report["imitation"]) == 3
-    assert report["timing"]["imitation_seconds"].keys() == {"games", "fit"}
-    assert all(seconds > 0 for seconds in report["timing"]["imitation_seconds"].values())
+    timing = report["timing"]
+    assert timing["imitation_seconds"].keys() == {"games", "fit"}
+    assert timing["imitation_seconds"]["games"] >= 10 and timing["imitation_seconds"]["fit"] > 0
+    # The imitation is timed apart, not counted as PPO's training time too.
+    assert timing["train_seconds"] + sum(timing["imitation_seconds"].values()) < elapsed
     assert report["imitation"][-1]["agreement"] > report["imitation"][0]["agreement"]
     assert train.parse_args([]).imitate_relabel  # renamed ranks are the default
 

@@ -455,6 +455,10 @@ class RunKeeper(BaseCallback):
         self.eval_seconds_before = run.state.eval_seconds
         self.start = time.perf_counter()
 
+    def leave_out(self, seconds: float) -> None:
+        """Time spent since the keeper was made that is not training (the imitation)."""
+        self.start += seconds
+
     def _on_rollout_start(self) -> None:
         self.trained_steps = self.num_timesteps
         state = self.run.state
@@ -749,6 +753,7 @@ def main(argv: list[str] | None = None) -> dict:
             if args.imitate and not state.imitation and state.status == "training":
                 with interrupts_raise():
                     imitate(run, model, console)
+                keeper.leave_out(sum(state.imitation_seconds.values()))
                 keeper.save()
                 shutil.rmtree(folder / DEMONSTRATIONS)  # the fit is saved: no longer needed
             if state.status == "training":
