@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import signal
+import tempfile
 from collections.abc import Callable
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
@@ -250,26 +251,29 @@ def collect_in_parts(
         for first, count in parts
         if first not in done
     ]
-    with Progress(disable=not progress) as bar:
+    with Progress(disable=not progress) as bar, tempfile.TemporaryDirectory() as scratch:
         task = bar.add_task("demonstrations", total=games)
         bar.advance(task, sum(count for first, count in parts if first in done))
-
-        def keep(first: int, count: int, demos: Demonstrations) -> None:
-            if folder is not None:
-                demos.save(_part_path(folder, first, count))
-            done[first] = demos
-            bar.advance(task, count)
-
         if workers == 1 or len(jobs) <= 1:
             for job in jobs:
-                keep(job[0], job[1], _collect_part(job))
+                first, count = job[:2]
+                demos = _collect_part(job)
+                if folder is not None:
+                    demos.save(_part_path(folder, first, count))
+                done[first] = demos
+                bar.advance(task, count)
         else:
-            # spawn: the workers start clean, without the parent's torch threads; leaving
-            # the with-block (a stop included) terminates them.
+            # Each worker saves its part and sends back only its name: a part is megabytes,
+            # and a worker blocked writing one into the result pipe would hang the pool's
+            # terminate. spawn: the workers start clean, without the parent's torch threads;
+            # leaving the with-block (a stop included) terminates them.
+            into = Path(scratch) if folder is None else folder
             context = multiprocessing.get_context("spawn")
             with context.Pool(min(workers, len(jobs)), initializer=_worker_setup) as pool:
-                for first, count, demos in pool.imap_unordered(_collect_numbered_part, jobs):
-                    keep(first, count, demos)
+                saved = pool.imap_unordered(_save_part, [(into, *job) for job in jobs])
+                for first, count in saved:
+                    done[first] = Demonstrations.load(_part_path(into, first, count))
+                    bar.advance(task, count)
     return Demonstrations.concatenate([done[first] for first, _ in parts])
 
 
@@ -295,8 +299,11 @@ def _collect_part(job: tuple) -> Demonstrations:
     )
 
 
-def _collect_numbered_part(job: tuple) -> tuple[int, int, Demonstrations]:
-    return job[0], job[1], _collect_part(job)
+def _save_part(job: tuple) -> tuple[int, int]:
+    """In a worker: play a part and save it in the folder ``job[0]``."""
+    folder, first, count, *_ = job
+    _collect_part(job[1:]).save(_part_path(folder, first, count))
+    return first, count
 
 
 def _worker_setup() -> None:
