@@ -29,6 +29,7 @@ bench extra (``pip install -e .[bench]``) for OpenSpiel.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import platform
 import random
@@ -119,14 +120,10 @@ def openspiel_rl(players: int, seconds: float, seed: int, _size: int) -> tuple[f
     return steps / elapsed, games / elapsed
 
 
-def ours_self_play(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
-    return random_batched_play(SelfPlayVectorEnv(size, players=players), seconds, seed, size)
-
-
-def ours_self_play_compiled(
-    players: int, seconds: float, seed: int, size: int
+def ours_self_play(
+    players: int, seconds: float, seed: int, size: int, compile_rules: bool = False
 ) -> tuple[float, float]:
-    env = SelfPlayVectorEnv(size, players=players, compile_rules=True)
+    env = SelfPlayVectorEnv(size, players=players, compile_rules=compile_rules)
     return random_batched_play(env, seconds, seed, size)
 
 
@@ -163,18 +160,22 @@ def ours_single_agent(players: int, seconds: float, seed: int, _size: int) -> tu
     return steps / elapsed, games / elapsed
 
 
-def ours_vector_single(players: int, seconds: float, seed: int, size: int) -> tuple[float, float]:
-    env = GoFishVectorEnv(size, players=players, opponents="random", autoreset_mode="same_step")
-    return random_batched_play(env, seconds, seed, size)
-
-
-def ours_vector_single_compiled(
-    players: int, seconds: float, seed: int, size: int
+def ours_vector_single(
+    players: int, seconds: float, seed: int, size: int, compile_rules: bool = False
 ) -> tuple[float, float]:
     env = GoFishVectorEnv(
-        size, players=players, opponents="random", autoreset_mode="same_step", compile_rules=True
+        size,
+        players=players,
+        opponents="random",
+        autoreset_mode="same_step",
+        compile_rules=compile_rules,
     )
     return random_batched_play(env, seconds, seed, size)
+
+
+def compiled(runner):
+    """The runner with the rules compiled into the engine."""
+    return functools.partial(runner, compile_rules=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         "ours: AEC env": (ours_aec, 1),
         **{f"ours: SelfPlayVectorEnv N={n:,}": (ours_self_play, n) for n in sizes},
         **{
-            f"ours: SelfPlayVectorEnv N={n:,}, rules compiled in": (ours_self_play_compiled, n)
+            f"ours: SelfPlayVectorEnv N={n:,}, rules compiled in": (compiled(ours_self_play), n)
             for n in sizes
         },
         "ours: GoFishEnv (learner steps)": (ours_single_agent, 1),
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         },
         **{
             f"ours: GoFishVectorEnv N={n:,} (learner steps), rules compiled in": (
-                ours_vector_single_compiled,
+                compiled(ours_vector_single),
                 n,
             )
             for n in sizes

@@ -31,6 +31,17 @@ def play(venv, steps: int = 300, seed: int = 11) -> list:
     return record
 
 
+def assert_same_record(first: list, second: list) -> None:
+    """Two records of ``play``: the same arrays, and no terminal observation where the
+    other has none."""
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
 def test_maskable_ppo_trains_on_it_in_one_process():
     venv = VectorVecEnv(4, Rules(players=3), opponents="mix:random,easy,normal,hard")
     assert is_masking_supported(venv)
@@ -46,13 +57,7 @@ def test_maskable_ppo_trains_on_it_in_one_process():
 def test_same_seed_same_steps_and_episode_ends_are_reported():
     kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
     first = play(VectorVecEnv(3, **kwargs))
-    again = play(VectorVecEnv(3, **kwargs))
-    assert len(first) == len(again)
-    for a, b in zip(first, again, strict=True):
-        if a is None or b is None:
-            assert a is None and b is None
-        else:
-            np.testing.assert_array_equal(a, b)
+    assert_same_record(first, play(VectorVecEnv(3, **kwargs)))
     assert any(item is not None for item in first[4::4])  # terminal observations
     venv = VectorVecEnv(2, Rules(players=2), opponents="random")
     venv.reset()
@@ -71,11 +76,7 @@ def test_the_rules_compiled_in_change_no_step():
     kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
     compiled = VectorVecEnv(3, **kwargs, compile_rules=True)
     assert type(compiled.learners.batch.kernel_constants).__name__ == "CompiledConstants"
-    for a, b in zip(play(VectorVecEnv(3, **kwargs)), play(compiled), strict=True):
-        if a is None or b is None:
-            assert a is None and b is None
-        else:
-            np.testing.assert_array_equal(a, b)
+    assert_same_record(play(VectorVecEnv(3, **kwargs)), play(compiled))
 
 
 def test_masks_after_an_episode_end_are_the_next_episodes():

@@ -24,7 +24,7 @@ import os
 import signal
 import tempfile
 from collections.abc import Callable
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +65,8 @@ class Demonstrations:
     @classmethod
     def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
         """The examples of ``parts``, in that order (all with soft targets or none)."""
-        columns = zip(*(astuple(part) for part in parts), strict=True)
+        # Not dataclasses.astuple: it deep-copies every array before they are joined.
+        columns = [[getattr(part, f.name) for part in parts] for f in fields(cls)]
         return cls(*(None if column[0] is None else np.concatenate(column) for column in columns))
 
     def save(self, path: Path) -> None:
