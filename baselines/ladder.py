@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         "--engine",
         choices=ENGINES,
         default="auto",
-        help="auto: pairs of compiled levels (random..hard) in the vector engine, the others "
+        help="auto: pairs of compiled levels (random..expert) in the vector engine, the others "
         "in Python; python: every pair in the reference engine (the Python CPUs); vector: "
         "every pair in the vector engine (compiled levels only)",
     )

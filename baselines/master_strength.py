@@ -3,10 +3,11 @@
     python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 1024 \\
         --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0.jsonl
 
-``--simulations``, ``--margin`` and ``--pool-limit`` set ``MasterCPU``'s (its defaults: how
-many standard errors an override needs; search only when the pool holds at most that many
-cards, ``none``: at every decision); name a run's file
-``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table`` (a file named
+``--simulations``, ``--margin``, ``--pool-limit`` and ``--rollouts`` set ``MasterCPU``'s
+(its defaults: how many standard errors an override needs; search only when the pool holds
+at most that many cards, ``none``: at every decision; the compiled level that plays the
+rollouts); name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl``
+for ``--table``, with ``-r{level}`` added when the rollouts are not ``hard``'s (a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 
@@ -37,6 +38,7 @@ from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
 from gofish_env.master import (
     DEFAULT_MARGIN,
     DEFAULT_POOL_LIMIT,
+    DEFAULT_ROLLOUTS,
     DEFAULT_SIMULATIONS,
     MasterCPU,
 )
@@ -48,8 +50,11 @@ def entrants(
     simulations: int,
     margin: float = DEFAULT_MARGIN,
     pool_limit: int | None = DEFAULT_POOL_LIMIT,
+    rollouts: str = DEFAULT_ROLLOUTS,
 ):
-    master = MasterCPU(0, simulations=simulations, margin=margin, pool_limit=pool_limit)
+    master = MasterCPU(
+        0, simulations=simulations, margin=margin, pool_limit=pool_limit, rollouts=rollouts
+    )
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
 
 
@@ -97,7 +102,7 @@ def table(paths: list[Path], chart: Path) -> str:
 
     results = []
     for path in paths:
-        # p{players}-s{simulations}, then optionally l{pool limit} and m{margin}
+        # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts}
         parts = {part[0]: part[1:] for part in path.stem.split("-")}
         result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
         # A file named p{players}-s{simulations} alone: the first runs' settings.
@@ -105,6 +110,8 @@ def table(paths: list[Path], chart: Path) -> str:
         search = [f"pool <= {parts['l']}" if "l" in parts else "every decision"]
         if "m" in parts or result["first_runs"]:
             search.append(f"margin {parts.get('m', '2.5')}")
+        if "r" in parts:
+            search.append(f"{parts['r']} rollouts")
         result["search"] = ", ".join(search)
         results.append(result)
     results.sort(key=lambda r: (r["players"], r["simulations"], r["search"]))
@@ -160,6 +167,11 @@ def main(argv: list[str] | None = None) -> None:
         default=str(DEFAULT_POOL_LIMIT),
         help="search once the pool holds this many cards or fewer; none: at every decision",
     )
+    parser.add_argument(
+        "--rollouts",
+        default=DEFAULT_ROLLOUTS,
+        help=f"the compiled CPU level that plays the rollouts (default {DEFAULT_ROLLOUTS})",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)
     parser.add_argument("--out", type=Path)
@@ -180,7 +192,12 @@ def main(argv: list[str] | None = None) -> None:
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
-    lineup_entrants = entrants(args.players, args.simulations, args.margin, args.pool_limit)
+    try:
+        lineup_entrants = entrants(
+            args.players, args.simulations, args.margin, args.pool_limit, args.rollouts
+        )
+    except ValueError as error:
+        parser.error(f"--{error}")
     records = read_records(args.out)
     if args.summary:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))

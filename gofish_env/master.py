@@ -12,10 +12,10 @@ real choice, ``master``:
 2. draws ``simulations // candidates`` worlds (at least one) from its ``PlayerView`` with
    the world sampler (``gofish_env.worlds``: consistent with the public log and its own
    hand, uniform over consistent deals);
-3. in every world makes every candidate ask and has compiled ``hard`` CPUs play all seats
-   to the end, every rollout in one call of the vector engine (``gofish_env.rollouts``);
-   the same worlds and the same CPU seeds serve every candidate (common random numbers),
-   so the candidates differ by their ask only;
+3. in every world makes every candidate ask and has compiled CPUs (``rollouts``, ``hard``
+   by default) play all seats to the end, every rollout in one call of the vector engine
+   (``gofish_env.rollouts``); the same worlds and the same CPU seeds serve every
+   candidate (common random numbers), so the candidates differ by their ask only;
 4. values each rollout by its share of the win, plus ``CATCH_WEIGHT`` times its catches
    ahead of the best other seat's (a smoother signal than the win alone, worth less than
    any win), and asks the candidate with the best mean only if it beats ``expert``'s
@@ -43,7 +43,7 @@ DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
-ROLLOUT_LEVEL = "hard"
+DEFAULT_ROLLOUTS = "hard"  # the compiled level that plays every seat of a rollout
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 
@@ -71,7 +71,13 @@ class MasterCPU(CPU):
         candidates: int = DEFAULT_CANDIDATES,
         margin: float = DEFAULT_MARGIN,
         pool_limit: int | None = DEFAULT_POOL_LIMIT,
+        rollouts: str = DEFAULT_ROLLOUTS,
     ):
+        from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
+
+        if rollouts not in COMPILED:
+            raise ValueError(f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED)}")
+        self.rollout_level = rollouts
         for field, value, least in (("simulations", simulations, 1), ("candidates", candidates, 2)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{field}: got {value!r}; allowed: an integer >= {least}")
@@ -171,5 +177,5 @@ class MasterCPU(CPU):
         count = max(1, self.simulations // len(keys))
         seed = self.rng.getrandbits(63)
         worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)
-        share, margin = rollout_values(view, worlds, keys, ROLLOUT_LEVEL, seed=seed)
+        share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
         return share + CATCH_WEIGHT * margin

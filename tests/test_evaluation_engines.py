@@ -37,17 +37,17 @@ def test_a_bad_engine_is_refused_naming_the_allowed_values(tmp_path, capsys):
 
 
 def test_the_vector_engine_refuses_entrants_that_are_not_compiled(tmp_path, capsys):
-    with pytest.raises(ValueError, match=r"compiled CPU levels only .*not compiled: 'expert'"):
-        run_tournament(["random", "expert"], players=2, games=2, engine="vector")
+    with pytest.raises(ValueError, match=r"compiled CPU levels only .*not compiled: 'master'"):
+        run_tournament(["random", "master"], players=2, games=2, engine="vector")
     with pytest.raises(ValueError, match="not compiled: 'first_legal'"):
         run_tournament(["easy", first_legal], players=2, games=2, engine="vector")
-    with pytest.raises(ValueError, match="not compiled: expert; use 'auto'"):
-        ladder.run_ladder(2, players=[2], engine="vector")
+    with pytest.raises(ValueError, match="not compiled: master; use 'auto'"):
+        ladder.run_ladder(2, levels=["expert", "master"], players=[2], engine="vector")
     out = tmp_path / "out"
-    argv = ["--cpus", "hard,expert", "--engine", "vector", "--out", str(out), "--no-progress"]
-    assert "not compiled: 'expert'" in usage_error(capsys, tournament.main, argv)
+    argv = ["--cpus", "hard,master", "--engine", "vector", "--out", str(out), "--no-progress"]
+    assert "not compiled: 'master'" in usage_error(capsys, tournament.main, argv)
     assert not out.exists()
-    argv = ["--levels", "hard,expert", "--engine", "vector", "--games", "2"]
+    argv = ["--levels", "expert,master", "--engine", "vector", "--games", "2"]
     assert "--engine: 'vector' plays compiled" in usage_error(capsys, ladder.main, argv)
 
 
@@ -69,7 +69,7 @@ def test_auto_plays_compiled_levels_in_the_vector_engine_and_falls_back_to_pytho
     compiled = run_tournament(["random", "hard"], players=2, games=4, seed=3)
     assert calls == [range(2)] and compiled.engine == "vector"
     assert compiled.to_dict()["config"]["engine"] == "vector"
-    for entrants in (["random", "expert"], ["easy", first_legal]):
+    for entrants in (["random", "master"], ["easy", first_legal]):
         mixed = run_tournament(entrants, players=2, games=4, seed=3)
         assert mixed.engine == "python" and mixed.games == 4
     python = run_tournament(["random", "hard"], players=2, games=4, seed=3, engine="python")

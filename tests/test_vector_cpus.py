@@ -26,7 +26,15 @@ from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.vector import CompiledCPUs, VectorGame
 from gofish_env.vector.cpus import COMPILED_LEVELS
 
-LINEUPS = [["random"], ["easy"], ["normal"], ["hard"], ["easy", "normal", "hard", "random"]]
+LINEUPS = [
+    ["random"],
+    ["easy"],
+    ["normal"],
+    ["hard"],
+    ["expert"],
+    ["easy", "normal", "hard", "random"],
+    ["expert", "hard", "random", "expert"],
+]
 
 
 def play_side_by_side(rules: Rules, lineup: list[str], count: int, seed: int) -> int:
@@ -104,8 +112,10 @@ def test_the_side_by_side_check_catches_another_choice():
 
 def test_levels_are_refused_by_name():
     batch = VectorGame(Rules(), 2)
-    with pytest.raises(ValueError, match="levels: got 'expert'; allowed: random, easy"):
-        CompiledCPUs(batch, "expert")
+    with pytest.raises(
+        ValueError, match="levels: got 'master'; allowed: random, easy, normal, hard, expert"
+    ):
+        CompiledCPUs(batch, "master")
 
 
 # ------------------------------------------------------------------------------ no leak

@@ -66,24 +66,28 @@ def starting_games(rules: Rules, count: int, seed: int) -> list[Game]:
     return games
 
 
-def side_by_side(rules: Rules, level: str, reward: str, count: int, seed: int) -> int:
-    """``count`` sub-envs beside ``count`` GoFishEnvs, to the end of every episode."""
+def side_by_side(
+    rules: Rules, level: str, reward: str, count: int, seed: int, in_python: bool = False
+) -> int:
+    """``count`` sub-envs beside ``count`` GoFishEnvs, to the end of every episode.
+    ``in_python``: the opponents are ``StreamExpert`` objects, which the vector env plays in
+    Python (``level`` is then not read)."""
     players = rules.players
     games = starting_games(rules, count, seed)
     streams = [
         [int(seed_state(np.uint64(seed), g * 8 + s)) for s in range(players)] for g in range(count)
     ]
-    if level == "expert":
+    if in_python:
         opponents = [StreamExpert(streams[0][s]) for s in range(1, players)]
     else:
         opponents = level
     vector = GoFishVectorEnv(count, rules=rules, opponents=opponents, seat=0, reward=reward)
     observations, infos = vector.reset(options={"games": [copy.deepcopy(g) for g in games]})
-    if level != "expert":
+    if not in_python:
         vector.learners.cpus.state.rng[:] = np.array(streams, np.uint64).ravel()
     envs = []
     for g, game in enumerate(games):
-        if level == "expert":
+        if in_python:
             seats = [StreamExpert(streams[0][s]) for s in range(1, players)]
         else:
             seats = [Mirrored(level, streams[g][s]) for s in range(1, players)]
@@ -120,14 +124,14 @@ def side_by_side(rules: Rules, level: str, reward: str, count: int, seed: int) -
     ("name", "rules"), ALL_CONFIGS[::13], ids=[name for name, _ in ALL_CONFIGS[::13]]
 )
 def test_the_vector_env_is_gofishenv_game_for_game_quick_sample(name, rules):
-    for level in ("random", "easy", "normal", "hard"):
+    for level in ("random", "easy", "normal", "hard", "expert"):
         assert side_by_side(rules, level, REWARDS[len(level) % 3], count=4, seed=1) > 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "rules"), ALL_CONFIGS[::2], ids=[n for n, _ in ALL_CONFIGS[::2]])
 def test_the_vector_env_is_gofishenv_game_for_game(name, rules):
-    for level in ("random", "easy", "normal", "hard"):
+    for level in ("random", "easy", "normal", "hard", "expert"):
         for reward in REWARDS:
             side_by_side(rules, level, reward, count=4, seed=2)
 
@@ -136,9 +140,10 @@ def test_the_vector_env_is_gofishenv_game_for_game(name, rules):
     "rules", [Rules(players=3), Rules.preset("authors", players=3)], ids=["table-3", "authors-3"]
 )
 def test_python_opponents_play_through_the_batchs_views(rules):
-    """The expert (not compiled) plays in Python from views built from the batch's arrays:
-    the same choices as in GoFishEnv, card ledger included under exact-card asks."""
-    side_by_side(rules, "expert", "catches", count=3, seed=3)
+    """A player object (the Python expert on a fixed stream) plays in Python from views
+    built from the batch's arrays: the same choices as in GoFishEnv, card ledger included
+    under exact-card asks."""
+    side_by_side(rules, "expert", "catches", count=3, seed=3, in_python=True)
 
 
 # ------------------------------------------------------------------------------ the API
@@ -193,8 +198,8 @@ def test_same_seed_same_episodes_whatever_the_number_of_envs():
 
 def test_the_rules_compiled_in_change_no_step_of_the_learners_env():
     """``compile_rules=True`` (``make_vec`` passes it on) changes how fast the engine runs,
-    nothing the env returns, with compiled opponents and a Python one (``expert``)."""
-    kwargs = {"players": 4, "opponents": "mix:random,easy,normal,hard,expert", "seat": "random"}
+    nothing the env returns, with compiled opponents and a Python one (a player object)."""
+    kwargs = {"players": 4, "opponents": ["hard", "expert", StreamExpert(5)], "seat": "random"}
     compiled = gym.make_vec("GoFish-v0", num_envs=6, compile_rules=True, **kwargs).unwrapped
     assert type(compiled.learners.batch.kernel_constants).__name__ == "CompiledConstants"
     plain = rollout(GoFishVectorEnv(6, **kwargs), 200, seed=5)

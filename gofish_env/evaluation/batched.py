@@ -1,5 +1,5 @@
 """The harness's deals played in batches of the vector engine, when every entrant is a
-compiled CPU level (``random``, ``easy``, ``normal``, ``hard``).
+compiled CPU level (``random``, ``easy``, ``normal``, ``hard``, ``expert``).
 
 The same measurement as the Python path: deal ``d`` is ``Game(rules, seed=derive_seed(seed,
 d))``, copied exactly into the batch once per rotation of its seating; the CPU at each seat
@@ -24,7 +24,7 @@ from gofish_env.game import Game
 BATCH_GAMES = 4096  # games in one batch (memory: a few KB each)
 # The compiled CPU levels (gofish_env.vector.cpus.COMPILED_LEVELS, checked by the tests;
 # named here so that choosing the engine does not load the kernels).
-COMPILED = ("random", "easy", "normal", "hard")
+COMPILED = ("random", "easy", "normal", "hard", "expert")
 
 
 def is_compiled(entrant) -> bool:

@@ -13,7 +13,7 @@ against the CPUs, the evaluations during training) plays its games here:
   position.
 - Results come back in deal order, so the same seed gives the same records whatever the
   number of worker processes.
-- When every entrant is a compiled CPU level (``random`` .. ``hard``) and no replays are
+- When every entrant is a compiled CPU level (``random`` .. ``expert``) and no replays are
   asked for, the deals are played in batches of the vector engine (``batched``;
   ``Measurement.engine``): the same deals, seats, seeds, ask limit and scoring, the CPUs'
   random choices from their compiled generators.

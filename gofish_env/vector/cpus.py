@@ -1,4 +1,5 @@
-"""The ``random``, ``easy``, ``normal`` and ``hard`` CPUs as numba kernels over a batch.
+"""The ``random``, ``easy``, ``normal``, ``hard`` and ``expert`` CPUs as numba kernels over
+a batch.
 
 Each level is ``gofish_env.cpus`` written once more: the same decision rule over the same
 information (the seat's own hand, the public knowledge bounds, what the public asks told),
@@ -15,13 +16,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gofish_env.cpus import RECENT_ASKS
+from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
+from gofish_env.cpus import LIKELY_HIT, MAY_HIT, RECENT_ASKS, SURE_CATCH, SURE_HIT, ExpertCPU
 from gofish_env.knowledge import opponent_bounds_kernel
 from gofish_env.vector.engine import below, seed_state, uniform
 from gofish_env.vector.structs import borrowing_builder, struct_types
-from gofish_env.vector.views import legal_actions, legal_ask_at, legal_sets
+from gofish_env.vector.views import legal_actions, legal_ask_at, legal_sets, true_hands
 
-COMPILED_LEVELS = ("random", "easy", "normal", "hard")
+COMPILED_LEVELS = ("random", "easy", "normal", "hard", "expert")
 LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
 NOT_COMPILED = -1  # a seat played by something else (the learner, a Python player)
 
@@ -147,7 +149,9 @@ def choose(S, K, C, g, seat, legal, starts, ranks, extra):
         return _easy(S, K, C, g, seat, stream, legal, count, starts, ranks, groups, extra)
     if level == 2:
         return _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra)
-    return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
+    if level == 3:
+        return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
+    return _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -351,8 +355,13 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
     k = best[below(rng, stream, size)]
     if not K.card_asks:
         return legal[starts[k]]
-    # CardLedger.best_card: the card of the rank most likely at the target.
-    target = (seat + 1 + legal[starts[k]] // K.ask_count) % players
+    return _best_card(S, K, g, seat, rng, stream, legal, starts, k, best)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best):
+    """``CardLedger.best_card``: among group ``k``'s cards, one most likely at the target."""
+    target = (seat + 1 + legal[starts[k]] // K.ask_count) % K.players
     top_chance = -1.0
     size = 0
     for j in range(starts[k], starts[k + 1]):
@@ -369,6 +378,187 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
             best[size] = legal[j]
             size += 1
     return best[below(rng, stream, size)]
+
+
+# ExpertCPU's weights, read here so that the two cannot drift apart.
+HIT_WEIGHT = ExpertCPU.HIT_WEIGHT
+ENDGAME_WEIGHT = ExpertCPU.ENDGAME_WEIGHT
+ENDGAME_DECAY = ExpertCPU.ENDGAME_DECAY
+FIT_ROUNDS = ExpertCPU.FIT_ROUNDS
+TIE = 1e-9  # ExpertCPU.choose: scores this close to the top are ties
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _row_sum(values, ranks):
+    """numpy's sum of a float row (pairwise: eight partial sums from 8 values on), so
+    that the compiled fit adds in the order ``ExpertCPU.spread`` does."""
+    if ranks < 8:
+        total = 0.0
+        for r in range(ranks):
+            total += values[r]
+        return total
+    partial = np.empty(8)
+    for j in range(8):
+        partial[j] = values[j]
+    r = 8
+    while r < ranks - ranks % 8:
+        for j in range(8):
+            partial[j] += values[r + j]
+        r += 8
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
+        (partial[4] + partial[5]) + (partial[6] + partial[7])
+    )
+    while r < ranks:
+        total += values[r]
+        r += 1
+    return total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def expert_chances(sizes, pool, unseen, seat, low, high, chance):
+    """``ExpertCPU.hit_chances`` into ``chance`` [P, R]: each seat's chance to hold a rank,
+    from the bounds ``low`` / ``high`` [P, R] (absolute seats) by the same iterative
+    proportional fit, in the same order of operations."""
+    players, ranks = low.shape
+    fill = np.zeros((players + 1, ranks))
+    caps = np.zeros((players + 1, ranks))
+    rows = np.zeros(players + 1)
+    free = np.zeros(ranks)
+    for r in range(ranks):
+        held = 0
+        for s in range(players):
+            if s != seat:
+                held += low[s, r]
+        free[r] = max(unseen[r] - held, 0)
+    for s in range(players):
+        if s == seat:
+            continue
+        proved = 0
+        for r in range(ranks):
+            proved += low[s, r]
+        rows[s] = max(sizes[s] - proved, 0)
+        for r in range(ranks):
+            caps[s, r] = high[s, r] - low[s, r]
+            if free[r] > 0:
+                fill[s, r] = min(caps[s, r], rows[s])
+    rows[players] = pool
+    for r in range(ranks):
+        caps[players, r] = free[r]
+        if free[r] > 0:
+            fill[players, r] = pool
+    for _ in range(FIT_ROUNDS):
+        for s in range(players + 1):
+            total = _row_sum(fill[s], ranks)
+            factor = rows[s] / total if total > 0 else 0.0
+            for r in range(ranks):
+                fill[s, r] *= factor
+        for r in range(ranks):
+            total = 0.0
+            for s in range(players + 1):
+                total += fill[s, r]
+            factor = free[r] / total if total > 0 else 0.0
+            for s in range(players + 1):
+                fill[s, r] = min(fill[s, r] * factor, caps[s, r])
+    for s in range(players):
+        for r in range(ranks):
+            if s == seat:
+                chance[s, r] = 0.0
+            elif low[s, r] > 0:
+                chance[s, r] = 1.0
+            elif high[s, r] > 0:
+                share = fill[s, r] / free[r] if free[r] > 0 else 0.0
+                chance[s, r] = 1.0 - (1.0 - min(max(share, 0.0), 1.0)) ** free[r]
+            else:
+                chance[s, r] = 0.0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
+    """``ExpertCPU.choose``: the sure-hit bounds, the fitted hit chances, the scores."""
+    if groups == 1 and not K.card_asks:
+        return legal[starts[0]]
+    players, R = K.players, K.ranks
+    own = S.counts[g, seat]
+    opponents = players - 1
+    proved = np.empty((opponents, R), np.int64)
+    possible = np.empty((opponents, R), np.int64)
+    assumed_low = np.empty((opponents, R), np.int64)
+    assumed_high = np.empty((opponents, R), np.int64)
+    work = np.empty(sure_hit_scratch_size(players, R), np.int64)
+    args = (S.sizes[g], own, S.unlaid[g], S.hand_cap, S.pool_len[g], K.max_copies, seat)
+    opponent_bounds_into(S.least[g], S.most[g], *args, proved, possible, work)
+    sure_hit_bounds_into(
+        S.least[g],
+        S.most[g],
+        S.sure[g],
+        *args,
+        proved,
+        possible,
+        assumed_low,
+        assumed_high,
+        np.empty((players, R), np.int64),
+        work,
+        # Not read for the bounds: the true hands only spare a flow check whose answer
+        # they prove (as in the observation).
+        true_hands(S, K, g, seat, np.empty((opponents, R), np.int64)),
+    )
+    low = np.empty((players, R), np.int64)  # absolute seats, the own row exact
+    high = np.empty((players, R), np.int64)
+    for offset in range(opponents):
+        target = (seat + 1 + offset) % players
+        low[target] = assumed_low[offset]
+        high[target] = assumed_high[offset]
+    low[seat] = own
+    high[seat] = own
+    pool = S.pool_len[g]
+    unseen = np.empty(R, np.int64)
+    for r in range(R):
+        unseen[r] = S.unlaid[g, r] - own[r]
+    chance = np.empty((players, R))
+    expert_chances(S.sizes[g], pool, unseen, seat, low, high, chance)
+    endgame = 0.0
+    if K.expert_endgame and pool:
+        holding = 0
+        for other in range(players):
+            if other != seat and S.sizes[g, other]:
+                holding += 1
+        if holding == 1:
+            endgame = ENDGAME_WEIGHT * ENDGAME_DECAY ** float(pool - 1)  # as Python's pow
+    tiebreak = K.expert_tiebreak
+    scores = np.empty(groups)
+    top = -np.inf
+    for k in range(groups):
+        offset = legal[starts[k]] // K.ask_count
+        rank = ranks[k]
+        target = (seat + 1 + offset) % players
+        held = own[rank]
+        assumed = assumed_low[offset, rank]
+        if assumed:  # a sure hit if the others take sure hits; proved, or not (tier)
+            bonus = 0.0
+            if held + assumed >= K.set_size:
+                bonus = SURE_CATCH + S.rank_points[rank] * tiebreak
+            tier = SURE_HIT if proved[offset, rank] else LIKELY_HIT
+            score = tier + bonus + held + assumed
+        else:
+            hit = chance[target, rank]
+            score = held + HIT_WEIGHT * hit + S.rank_points[rank] * tiebreak
+            if assumed_high[offset, rank] > 0:
+                score += MAY_HIT
+            if endgame:
+                plain_miss = (1.0 - hit) * max(0.0, 1.0 - unseen[rank] / pool)
+                score -= endgame * plain_miss
+        scores[k] = score
+        top = max(top, score)
+    best = extra
+    size = 0
+    for k in range(groups):
+        if scores[k] > top - TIE:
+            best[size] = k
+            size += 1
+    k = best[below(rng, stream, size)]
+    if not K.card_asks:
+        return legal[starts[k]]
+    return _best_card(S, K, g, seat, rng, stream, legal, starts, k, best)
 
 
 @numba.njit(cache=True, error_model="numpy")

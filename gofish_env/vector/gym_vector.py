@@ -45,8 +45,8 @@ AUTORESET_MODES = {
 
 class GoFishVectorEnv(gym.vector.VectorEnv):
     """N ``GoFishEnv`` games stepped together by the compiled engine (see the module
-    docstring). Opponents ``random``, ``easy``, ``normal`` and ``hard`` play in compiled
-    code; any other player spec (``expert``, saved agents, callables) plays in Python, one
+    docstring). Opponents ``random``, ``easy``, ``normal``, ``hard`` and ``expert`` play in compiled
+    code; any other player spec (``master``, saved agents, callables) plays in Python, one
     game at a time, and is slower."""
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}

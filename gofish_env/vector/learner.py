@@ -270,7 +270,7 @@ class LearnerBatch:
             waiting = play.play_opponents(S, K, C, waiting, *args, self.rewards, self.components)
 
     def _python_move(self, game: int) -> None:
-        """One move by a Python player (``expert``, a saved agent, a callable, ...)."""
+        """One move by a Python player (``master``, a saved agent, a callable, ...)."""
         batch = self.batch
         seat = int(batch.state.current[game])
         slot = (seat - int(self.learner[game]) - 1) % self.rules.players

@@ -109,7 +109,7 @@ class CompiledCPUs:
 
 class ArrayView:
     """A ``PlayerView`` of one seat of one game, built from the batch's arrays, for
-    players that are not compiled (``expert``, saved agents, callables)."""
+    players that are not compiled (``master``, saved agents, callables)."""
 
     def __init__(self, batch: VectorGame):
         if not batch.knowledge:

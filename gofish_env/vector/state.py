@@ -21,6 +21,7 @@ import numpy as np
 
 from gofish_env.bounds import assumption_work_size
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
+from gofish_env.cpus import ExpertCPU, points_can_decide
 from gofish_env.knowledge import UNBOUNDED, PublicKnowledge
 from gofish_env.observation import ObservationEncoder, ObservationLayout
 from gofish_env.rules import Rules
@@ -65,6 +66,8 @@ CONSTANT_FIELDS = (
     "caught_at",  # where the buffer's caught-ranks block starts
     "out_at",  # where its out block starts
     "knowledge",  # whether the public knowledge is kept (observations, rewards, CPU memory)
+    "expert_tiebreak",  # the expert CPU's weight of a tiebreak point (0: points cannot decide)
+    "expert_endgame",  # whether the expert weighs plain misses near the end of the pool
 )
 
 STATE_FIELDS = (
@@ -170,6 +173,12 @@ def constants(rules: Rules, knowledge: bool = True) -> Constants:
         caught_at=2 * players,
         out_at=2 * players + ranks * players,
         knowledge=knowledge,
+        expert_tiebreak=ExpertCPU.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0,
+        expert_endgame=(
+            rules.ask_for == "rank"
+            and rules.fished_rank_asks_again
+            and rules.game_end == "last_catch"
+        ),
     )
     return Constants(*(values[field] for field in CONSTANT_FIELDS))
 

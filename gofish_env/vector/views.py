@@ -178,13 +178,13 @@ def observe_into(S, K, at, gather, g, seat, row, work):
         work[0],
         work[1],
         work[2],
-        _true_hands(S, K, g, seat, work[3]),
+        true_hands(S, K, g, seat, work[3]),
         work[4],
     )
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _true_hands(S, K, g, seat, world):
+def true_hands(S, K, g, seat, world):
     """``world``: the opponents' hands of game ``g`` from ``seat``'s left. The observation
     does not read them; they spare it a flow check whose answer they already prove
     (``bounds.sure_hit_bounds_into``)."""
