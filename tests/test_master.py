@@ -52,6 +52,27 @@ def test_bad_budgets_are_refused_naming_the_field(field, value):
         MasterCPU(1, **{field: value})
 
 
+def test_a_rollout_level_that_is_not_compiled_is_refused_naming_the_allowed_ones():
+    with pytest.raises(ValueError, match="rollouts: got 'master'; allowed: random, .*, expert"):
+        MasterCPU(1, rollouts="master")
+
+
+def test_the_rollout_level_plays_the_rollouts():
+    """``rollouts`` reaches the vector engine: other CPUs play the same worlds on, so the
+    values differ, and the same level gives the same values."""
+    game = expert_game(Rules(players=4), 4, 20)
+    view = KnowledgeTracker(game).view(game.current_player)
+    keys = sorted({(target, rank) for target, rank in view.legal_asks})[:3]
+    values = {}
+    for level in ("hard", "expert", "random"):
+        cpu = MasterCPU(5, simulations=96, rollouts=level)
+        values[level] = cpu.rollouts(view, keys)
+        again = MasterCPU(5, simulations=96, rollouts=level).rollouts(view, keys)
+        assert np.array_equal(values[level], again)
+    assert not np.array_equal(values["hard"], values["expert"])
+    assert not np.array_equal(values["expert"], values["random"])
+
+
 def test_a_sure_hit_the_history_proves_is_asked_without_a_search():
     game = position(
         [["9H", "KH", "KS", "KD"], ["9S", "3C"], ["4C", "5C"]],

@@ -42,9 +42,23 @@ def test_margin_and_pool_limit_reach_master_and_name_the_table_row(tmp_path, cap
     assert "| 2 | 8 (?), pool <= 4, margin 1.0 | 1 (2) |" in capsys.readouterr().out
 
 
+def test_the_rollout_level_reaches_master_and_names_the_table_row(tmp_path, capsys):
+    assert entrants(2, 8)[0].spec.rollout_level == "hard"
+    assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level == "expert"
+    path = tmp_path / "p2-s8-l4-m1.0-rexpert.jsonl"
+    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
+    main([*common, "--pool-limit", "4", "--rollouts", "expert", "--out", str(path)])
+    assert len(read_records(path)) == 2
+    capsys.readouterr()
+    main(["--table", str(tmp_path / "chart.png"), str(path)])
+    assert (
+        "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |" in capsys.readouterr().out
+    )
+
+
 def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys):
     out = tmp_path / "p2-s8.jsonl"
-    for flag, value in (("--margin", "-1"), ("--pool-limit", "-2")):
+    for flag, value in (("--margin", "-1"), ("--pool-limit", "-2"), ("--rollouts", "master")):
         with pytest.raises(SystemExit):
             main(["--players", "2", "--deals", "1", flag, value, "--out", str(out)])
         assert flag in capsys.readouterr().err
