@@ -45,6 +45,7 @@ COMMANDS = {
     "play": _play_main,
     "engine_speed": lambda argv: _benchmark("engine_speed").main(argv),
     "env_speed": lambda argv: _benchmark("env_speed").main(argv),
+    "cpu_speed": lambda argv: _benchmark("cpu_speed").main(argv),
     "training_speed": lambda argv: _benchmark("training_speed").main(argv),
     "render_speed": lambda argv: _benchmark("render_speed").main(argv),
     "web_load": lambda argv: _benchmark("web_load").main(argv),
@@ -142,6 +143,9 @@ BAD_ARGUMENTS = [
     ("env_speed", ["--seconds", "-1"], "--seconds: got -1; allowed: a number of seconds > 0"),
     ("env_speed", ["--repeats", "0"], "--repeats: got 0; allowed: an integer >= 1"),
     ("env_speed", ["--players", "1"], "--players: got 1; allowed: an integer from 2 to 6"),
+    ("cpu_speed", ["--seconds", "0"], "--seconds: got 0; allowed: a number of seconds > 0"),
+    ("cpu_speed", ["--batch", "0"], "--batch: got 0; allowed: an integer >= 1"),
+    ("cpu_speed", ["--levels", "hard,master"], "--levels: got 'master'; allowed: random, "),
     ("training_speed", ["--timesteps", "0"], "--timesteps: got 0; allowed: an integer >= 1"),
     ("training_speed", ["--envs", "0"], "--envs: got 0; allowed: an integer >= 1"),
     ("training_speed", ["--vec-envs", "dummy,warp"], "--vec-envs: unknown vec env 'warp'"),
@@ -236,6 +240,7 @@ HELP_DEFAULTS = {
     "play": ["(default: 4)", "(default: table)", "(default: 0.0)"],
     "engine_speed": ["(default: 3.0)", "(default: 2,4,6)", "(default: best)"],
     "env_speed": ["(default: 3.0)", "(default: 2,4,6)"],
+    "cpu_speed": ["(default: 2,4)", "(default: random,easy,normal,hard,expert)", "(default: 1024)"],
     "training_speed": ["(default: 100000)", "(default: 2)"],
     "render_speed": ["(default: 4)", "(default: 20)"],
     "web_load": ["(default: 60)"],
@@ -256,3 +261,14 @@ def test_help_shows_the_defaults(capsys, command):
         assert default in out
     if command in ("evaluate", "tournament"):
         assert "replaced" in out
+
+
+def test_the_cpu_benchmark_times_each_level_in_python_and_compiled(capsys):
+    _benchmark("cpu_speed").main(
+        ["--players", "2", "--levels", "hard,expert", "--seconds", "0.05", "--repeats", "1"]
+    )
+    rows = [line for line in capsys.readouterr().out.splitlines() if "│" in line]
+    for level in ("hard", "expert"):
+        (row,) = [cells for line in rows if (cells := line.split("│"))[2].strip() == level]
+        python, compiled = (float(cells.strip().replace(",", "")) for cells in row[3:5])
+        assert python > 0 and compiled > 0 and row[5].strip().endswith("x")

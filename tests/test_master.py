@@ -53,7 +53,7 @@ def test_bad_budgets_are_refused_naming_the_field(field, value):
 
 
 def test_a_rollout_level_that_is_not_compiled_is_refused_naming_the_allowed_ones():
-    with pytest.raises(ValueError, match="rollouts: got 'master'; allowed: random, .*, expert"):
+    with pytest.raises(ValueError, match=r"rollouts: got 'master'; allowed: random, .*, expert"):
         MasterCPU(1, rollouts="master")
 
 
