@@ -463,7 +463,17 @@ class ExpertCPU(CardTrackingCPU):
         card_asks = view.rules.ask_for == "card"
         if len(groups) == 1 and not card_asks:
             return next(iter(groups.values()))[0]
-        scores = self.scores(view, groups)
+        return self.choose_by(view, groups, self.scores(view, groups))
+
+    def choose_by(
+        self,
+        view: PlayerView,
+        groups: dict[tuple[int, int], list[LegalAsk]],
+        scores: dict[tuple[int, int], float],
+    ) -> LegalAsk:
+        """``choose``'s ask given the ``scores`` of every group: one of the highest, ties
+        broken by this CPU's generator."""
+        card_asks = view.rules.ask_for == "card"
         top = max(scores.values())
         key = self.rng.choice([k for k, score in scores.items() if score > top - 1e-9])
         if card_asks:
@@ -520,10 +530,9 @@ CPU_LEVELS: dict[str, type[CPU]] = {
     "expert": ExpertCPU,
 }
 
-# The searching level lives in its own module (it builds on ExpertCPU above).
-from gofish_env.master import MasterCPU  # noqa: E402
-
-CPU_LEVELS["master"] = MasterCPU
+# The searching level lives in its own module (it builds on ExpertCPU above) and adds
+# itself to CPU_LEVELS, whichever of the two modules is imported first.
+import gofish_env.master  # noqa: E402, F401
 
 
 def make_cpu(name: str, seed: int | None = None) -> CPU:

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from gofish_env.cpus import CPU, ExpertCPU, LegalAsk, group_asks
+from gofish_env.cpus import CPU, CPU_LEVELS, ExpertCPU, LegalAsk, group_asks
 from gofish_env.knowledge import PlayerView
 
 DEFAULT_SIMULATIONS = 1024  # a searching decision in about 40 ms at 4 players
@@ -105,34 +105,37 @@ class MasterCPU(CPU):
         self.expert.reset(seed)
         self._decided = None
 
-    def _decide(self, view: PlayerView) -> LegalAsk:
-        """``choose``'s decision (see the module docstring)."""
+    def _decide(self, view: PlayerView) -> tuple[LegalAsk, dict | None]:
+        """``choose``'s decision (see the module docstring), with ``expert``'s scores of
+        every group (None where ``expert`` asks its only group without scoring)."""
         groups = group_asks(view)
-        choice = self.expert.choose(view)  # expert's ask, its ties broken by its generator
+        if len(groups) == 1 and view.rules.ask_for != "card":
+            return next(iter(groups.values()))[0], None  # as ExpertCPU.choose
+        scores = self.expert.scores(view, groups)
+        choice = self.expert.choose_by(view, groups, scores)  # ties: expert's generator
         if (
             len(groups) == 1
             or not searches(view.rules)
             or (self.pool_limit is not None and view.pool_size > self.pool_limit)
         ):
-            return choice
+            return choice, scores
         best = (choice[0], choice[1])
         if view.least[best]:  # a sure hit the history proves
-            return choice
-        scores = self.expert.scores(view, groups)
+            return choice, scores
         others = sorted((key for key in groups if key != best), key=lambda key: -scores[key])
         keys = [best, *others[: self.candidates - 1]]
         pick = self.pick(self.rollouts(view, keys))
         if pick == 0:
-            return choice
+            return choice, scores
         self.overrides_made += 1
-        return groups[keys[pick]][0]
+        return groups[keys[pick]][0], scores
 
     def choose(self, view: PlayerView) -> LegalAsk:
         decided = self._decided
         self._decided = None
         if decided is not None and decided[0] == _position(view):
             return decided[1]  # ``scores`` has just searched this very position
-        return self._decide(view)
+        return self._decide(view)[0]
 
     def scores(
         self, view: PlayerView, keys: Iterable[tuple[int, int]] | None = None
@@ -142,9 +145,11 @@ class MasterCPU(CPU):
         the best of them where it overrides ``expert``, so that ``choose``'s ask always
         scores highest. The decision is made here, once: the ``choose`` that follows for
         the same position asks it without searching again."""
-        scores = self.expert.scores(view, keys)
-        ask = self._decide(view)
+        ask, every = self._decide(view)
         self._decided = (_position(view), ask)
+        if every is None:  # one group: expert asked it without scoring
+            every = self.expert.scores(view)
+        scores = every if keys is None else {key: every[key] for key in keys}
         picked = (ask[0], ask[1] // 4 if view.rules.ask_for == "card" else ask[1])
         best = max(scores.values())
         if picked in scores and scores[picked] < best:
@@ -179,3 +184,6 @@ class MasterCPU(CPU):
         worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)
         share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
         return share + CATCH_WEIGHT * margin
+
+
+CPU_LEVELS["master"] = MasterCPU

@@ -148,3 +148,23 @@ def test_each_command_is_installed_and_answers_help(command):
     result = subprocess.run([str(executable), "--help"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"usage: {command}")
+
+
+def test_every_module_of_the_environment_can_be_imported_first():
+    """A user's first import may be any module (``from gofish_env.master import MasterCPU``
+    failed once: ``cpus`` and ``master`` import each other)."""
+    package = Path(__file__).resolve().parent.parent / "gofish_env"
+    modules = sorted(f"gofish_env.{path.stem}" for path in package.glob("*.py"))
+    modules.remove("gofish_env.__init__")
+    processes = {
+        module: subprocess.Popen(
+            [sys.executable, "-c", f"import {module}"], stderr=subprocess.PIPE, text=True
+        )
+        for module in modules
+    }
+    failed = {}
+    for module, process in processes.items():
+        _, error = process.communicate(timeout=300)
+        if process.returncode:
+            failed[module] = error.strip().splitlines()[-1]
+    assert len(modules) > 20 and failed == {}
