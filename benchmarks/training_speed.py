@@ -1,9 +1,10 @@
 """Where training time goes, for each way of running the environments (``--vec-env``).
 
     python benchmarks/training_speed.py --timesteps 100000 --vec-envs subproc,dummy
+    python benchmarks/training_speed.py --timesteps 30000 --vec-envs dummy,vector --opponents expert
 
-Runs ``python -m gofish_training.train`` at its default settings (opponents, network, PPO) for
-``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
+Runs ``python -m gofish_training.train`` at its default settings (network, PPO; opponents
+too unless ``--opponents`` names others) for ``--timesteps`` steps once per vec env, one after the other, and prints for each: learner
 steps per second of training, and the share of training time spent waiting for the
 environments (the opponents' moves included), as ``TimedMaskedVecEnv`` measures it.
 Evaluations are kept minimal and are not training time. Needs the train extra.
@@ -34,6 +35,11 @@ def main(argv: list[str] | None = None) -> None:
         help="comma-separated --vec-env values of gofish_training.train",
     )
     parser.add_argument("--envs", type=int, default=2, help="parallel environments")
+    parser.add_argument(
+        "--opponents",
+        default=train.Args.opponents,
+        help="--opponents of gofish_training.train (a CPU level or mix:LEVEL,...)",
+    )
     args = parser.parse_args(argv)
 
     # Every argument is checked before the first run.
@@ -56,6 +62,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"--timesteps={args.timesteps}",
                     f"--envs={args.envs}",
                     f"--vec-env={vec_env}",
+                    f"--opponents={args.opponents}",
                     f"--eval-every={10 * args.timesteps}",
                     "--eval-deals=1",
                     "--final-deals=1",
@@ -67,7 +74,10 @@ def main(argv: list[str] | None = None) -> None:
             )
             rows.append((vec_env, report["timing"]))
 
-    table = Table(title=f"Training speed ({args.timesteps:,} steps, {args.envs} envs)")
+    table = Table(
+        title=f"Training speed ({args.timesteps:,} steps, {args.envs} envs, "
+        f"opponents {args.opponents})"
+    )
     for column in ("vec env", "steps/s", "training min", "environments", "network"):
         table.add_column(column, justify="right")
     for vec_env, timing in rows:

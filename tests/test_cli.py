@@ -241,7 +241,7 @@ HELP_DEFAULTS = {
     "engine_speed": ["(default: 3.0)", "(default: 2,4,6)", "(default: best)"],
     "env_speed": ["(default: 3.0)", "(default: 2,4,6)"],
     "cpu_speed": ["(default: 2,4)", "(default: random,easy,normal,hard,expert)", "(default: 1024)"],
-    "training_speed": ["(default: 100000)", "(default: 2)"],
+    "training_speed": ["(default: 100000)", "(default: 2)", "(default: mix:random,easy,normal)"],
     "render_speed": ["(default: 4)", "(default: 20)"],
     "web_load": ["(default: 60)"],
     "replay": ["(default: the replay's name with .html)"],
