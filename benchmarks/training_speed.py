@@ -6,8 +6,9 @@
 Runs ``python -m gofish_training.train`` at its default settings (network, PPO; opponents
 too unless ``--opponents`` names others) for ``--timesteps`` steps once per vec env, one
 after the other, and prints for each: learner steps per second of training, and the share
-of training time spent waiting for the environments (the opponents' moves included), as ``TimedMaskedVecEnv`` measures it.
-Evaluations are kept minimal and are not training time. Needs the train extra.
+of training time spent waiting for the environments (the opponents' moves included), as
+``TimedMaskedVecEnv`` measures it. Evaluations are kept minimal and are not training time.
+Needs the train extra.
 """
 
 from __future__ import annotations
