@@ -190,3 +190,22 @@ def test_a_compiled_cpu_that_peeks_would_be_caught():
     assert any(other != peeks[0] for other in peeks[1:])
     decisions = compiled_decisions([scenario.world, *worlds], scenario.asks, 0, "hard")
     assert all(other == decisions[0] for other in decisions[1:])
+
+
+def test_the_compiled_expert_adds_a_row_in_numpys_order():
+    """``ExpertCPU.spread`` sums rows with numpy (pairwise from 8 values on); the compiled
+    fit must add in that order for its hit chances to equal the Python ones to the bit."""
+    import numba
+
+    from gofish_env.vector.cpus import _row_sum
+
+    row_sum = numba.njit(lambda values, count: _row_sum(values, count))
+    rng = np.random.default_rng(3)
+    for count in range(1, 41):
+        for _ in range(50):
+            values = rng.random(count) * 10 ** rng.uniform(-3, 3, count)
+            assert row_sum(values, count) == values.sum(), count
+    # In another order the sums differ (the check can fail): a plain running sum.
+    values = rng.random((2000, 13))
+    running = np.cumsum(values, axis=1)[:, -1]
+    assert (running != values.sum(axis=1)).any()

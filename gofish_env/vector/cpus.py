@@ -397,17 +397,20 @@ def _row_sum(values, ranks):
         for r in range(ranks):
             total += values[r]
         return total
-    partial = np.empty(8)
-    for j in range(8):
-        partial[j] = values[j]
+    p0, p1, p2, p3 = values[0], values[1], values[2], values[3]
+    p4, p5, p6, p7 = values[4], values[5], values[6], values[7]
     r = 8
     while r < ranks - ranks % 8:
-        for j in range(8):
-            partial[j] += values[r + j]
+        p0 += values[r]
+        p1 += values[r + 1]
+        p2 += values[r + 2]
+        p3 += values[r + 3]
+        p4 += values[r + 4]
+        p5 += values[r + 5]
+        p6 += values[r + 6]
+        p7 += values[r + 7]
         r += 8
-    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
-        (partial[4] + partial[5]) + (partial[6] + partial[7])
-    )
+    total = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
     while r < ranks:
         total += values[r]
         r += 1
