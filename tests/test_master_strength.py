@@ -30,30 +30,32 @@ def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, 
     assert (tmp_path / "chart.png").stat().st_size > 0
 
 
-def test_margin_and_pool_limit_reach_master_and_name_the_table_row(tmp_path, capsys):
+def test_the_settings_reach_master():
     master = entrants(2, 8, 1.0, 4)[0].spec
     assert (master.simulations, master.margin, master.pool_limit) == (8, 1.0, 4)
-    path = tmp_path / "p2-s8-l4-m1.0.jsonl"
-    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
-    main([*common, "--margin", "1.0", "--pool-limit", "4", "--out", str(path)])
-    assert len(read_records(path)) == 2
-    capsys.readouterr()
-    main(["--table", str(tmp_path / "chart.png"), str(path)])
-    assert "| 2 | 8 (?), pool <= 4, margin 1.0 | 1 (2) |" in capsys.readouterr().out
-
-
-def test_the_rollout_level_reaches_master_and_names_the_table_row(tmp_path, capsys):
-    assert entrants(2, 8)[0].spec.rollout_level == "hard"
+    assert master.rollout_level == "hard"
     assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level == "expert"
-    path = tmp_path / "p2-s8-l4-m1.0-rexpert.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("name", "flags", "row"),
+    [
+        ("p2-s8-l4-m1.0", [], "| 2 | 8 (?), pool <= 4, margin 1.0 | 1 (2) |"),
+        (
+            "p2-s8-l4-m1.0-rexpert",
+            ["--rollouts", "expert"],
+            "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |",
+        ),
+    ],
+)
+def test_a_run_s_file_names_its_table_row(tmp_path, capsys, name, flags, row):
+    path = tmp_path / f"{name}.jsonl"
     common = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
-    main([*common, "--pool-limit", "4", "--rollouts", "expert", "--out", str(path)])
+    main([*common, "--margin", "1.0", "--pool-limit", "4", *flags, "--out", str(path)])
     assert len(read_records(path)) == 2
     capsys.readouterr()
     main(["--table", str(tmp_path / "chart.png"), str(path)])
-    assert (
-        "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |" in capsys.readouterr().out
-    )
+    assert row in capsys.readouterr().out
 
 
 def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys):

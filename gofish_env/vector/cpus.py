@@ -352,6 +352,13 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
         if score == top:
             best[size] = k
             size += 1
+    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size)
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size):
+    """An ask of one of the groups ``best[:size]``, at random; under exact-card asks, the
+    card by ``CardLedger.best_card`` (``best`` is reused as scratch)."""
     k = best[below(rng, stream, size)]
     if not K.card_asks:
         return legal[starts[k]]
@@ -558,10 +565,7 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
         if scores[k] > top - TIE:
             best[size] = k
             size += 1
-    k = best[below(rng, stream, size)]
-    if not K.card_asks:
-        return legal[starts[k]]
-    return _best_card(S, K, g, seat, rng, stream, legal, starts, k, best)
+    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size)
 
 
 @numba.njit(cache=True, error_model="numpy")
