@@ -186,8 +186,8 @@ def observe_into(S, K, at, gather, g, seat, row, work):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def true_hands(S, K, g, seat, world):
     """``world``: the opponents' hands of game ``g`` from ``seat``'s left. The observation
-    does not read them; they spare it a flow check whose answer they already prove
-    (``bounds.sure_hit_bounds_into``)."""
+    and the compiled ``expert`` do not read them; they spare the sure-hit bounds a flow
+    check whose answer they already prove (``bounds.sure_hit_bounds_into``)."""
     for k in range(K.players - 1):
         other = seat + 1 + k
         other = other - K.players if other >= K.players else other
