@@ -439,19 +439,28 @@ class ExpertCPU(CardTrackingCPU):
         chance[view.seat] = 0.0
         return chance
 
+    @classmethod
+    def tiebreak_weight(cls, rules) -> float:
+        """The score of one tiebreak point (0 where points cannot decide a game)."""
+        return cls.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0
+
+    @staticmethod
+    def weighs_endgame(rules) -> bool:
+        """Whether the rules give the race at the end of the pool ``_endgame_weight``
+        prices: rank asks, a fished rank asks again, the game ends at the last catch."""
+        return (
+            rules.ask_for == "rank"
+            and rules.fished_rank_asks_again
+            and rules.game_end == "last_catch"
+        )
+
     def _endgame_weight(self, view: PlayerView) -> float:
         """How much a plain miss (no hit, asked rank not fished) costs near the end of the
         pool when only one other seat holds cards: whoever starts a turn with the pool nearly
         empty can often chain sure hits and shown draws to its last card, then sweep every
         rank both hands share (every ask hits once the pool is empty). Zero otherwise."""
-        rules = view.rules
         pool = view.pool_size
-        if (
-            not pool
-            or rules.ask_for != "rank"
-            or not rules.fished_rank_asks_again
-            or rules.game_end != "last_catch"
-        ):
+        if not pool or not self.weighs_endgame(view.rules):
             return 0.0
         holding = sum(1 for seat, size in enumerate(view.hand_sizes) if size and seat != view.seat)
         if holding != 1:
@@ -492,7 +501,7 @@ class ExpertCPU(CardTrackingCPU):
         chance = self.hit_chances(view, low, high)
         own = view.own_counts
         set_size = rules.set_size
-        tiebreak = self.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0
+        tiebreak = self.tiebreak_weight(rules)
 
         endgame = self._endgame_weight(view)
         unseen = view.unseen

@@ -51,9 +51,9 @@ def failing_builders(failing_index: int, fail_at: int = 5):
     return [lambda k=k: build(k) for k in range(3)]
 
 
-def play(venv, steps: int = 200) -> list:
+def play(venv, steps: int = 200, seed: int = 11) -> list:
     """Seeded random legal play; everything the vec env returned."""
-    venv.seed(11)
+    venv.seed(seed)
     record = [venv.reset().copy()]
     rng = np.random.default_rng(0)
     for _ in range(steps):
@@ -67,6 +67,8 @@ def play(venv, steps: int = 200) -> list:
 
 
 def assert_same(first: list, second: list) -> None:
+    """Two records of ``play``: the same arrays, and no terminal observation where the
+    other has none."""
     assert len(first) == len(second)
     for a, b in zip(first, second, strict=True):
         if a is None or b is None:

@@ -9,37 +9,14 @@ import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from test_vec_env import assert_same, play
 
 from gofish_env import Rules
 from gofish_training.vec_env import EnvFailure, TimedMaskedVecEnv, VectorVecEnv
 
 pytestmark = pytest.mark.torch
 
-
-def play(venv, steps: int = 300, seed: int = 11) -> list:
-    """Seeded random legal play; everything the vec env returned."""
-    venv.seed(seed)
-    record = [venv.reset().copy()]
-    chooser = np.random.default_rng(0)
-    for _ in range(steps):
-        masks = venv.env_method("action_masks")
-        actions = np.array([chooser.choice(np.flatnonzero(mask)) for mask in masks])
-        observation, rewards, dones, infos = venv.step(actions)
-        record += [observation.copy(), rewards.copy(), dones.copy()]
-        record += [info.get("terminal_observation") for info in infos]
-    venv.close()
-    return record
-
-
-def assert_same_record(first: list, second: list) -> None:
-    """Two records of ``play``: the same arrays, and no terminal observation where the
-    other has none."""
-    assert len(first) == len(second)
-    for a, b in zip(first, second, strict=True):
-        if a is None or b is None:
-            assert a is None and b is None
-        else:
-            np.testing.assert_array_equal(a, b)
+STEPS = 300  # random legal steps a record of ``play`` takes
 
 
 def test_maskable_ppo_trains_on_it_in_one_process():
@@ -56,8 +33,8 @@ def test_maskable_ppo_trains_on_it_in_one_process():
 
 def test_same_seed_same_steps_and_episode_ends_are_reported():
     kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
-    first = play(VectorVecEnv(3, **kwargs))
-    assert_same_record(first, play(VectorVecEnv(3, **kwargs)))
+    first = play(VectorVecEnv(3, **kwargs), STEPS)
+    assert_same(first, play(VectorVecEnv(3, **kwargs), STEPS))
     assert any(item is not None for item in first[4::4])  # terminal observations
     venv = VectorVecEnv(2, Rules(players=2), opponents="random")
     venv.reset()
@@ -76,7 +53,7 @@ def test_the_rules_compiled_in_change_no_step():
     kwargs = {"rules": Rules(players=4), "opponents": "mix:random,hard"}
     compiled = VectorVecEnv(3, **kwargs, compile_rules=True)
     assert type(compiled.learners.batch.kernel_constants).__name__ == "CompiledConstants"
-    assert_same_record(play(VectorVecEnv(3, **kwargs)), play(compiled))
+    assert_same(play(VectorVecEnv(3, **kwargs), STEPS), play(compiled, STEPS))
 
 
 def test_masks_after_an_episode_end_are_the_next_episodes():

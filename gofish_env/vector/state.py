@@ -21,7 +21,7 @@ import numpy as np
 
 from gofish_env.bounds import assumption_work_size
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
-from gofish_env.cpus import ExpertCPU, points_can_decide
+from gofish_env.cpus import ExpertCPU
 from gofish_env.knowledge import UNBOUNDED, PublicKnowledge
 from gofish_env.observation import ObservationEncoder, ObservationLayout
 from gofish_env.rules import Rules
@@ -173,12 +173,8 @@ def constants(rules: Rules, knowledge: bool = True) -> Constants:
         caught_at=2 * players,
         out_at=2 * players + ranks * players,
         knowledge=knowledge,
-        expert_tiebreak=ExpertCPU.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0,
-        expert_endgame=(
-            rules.ask_for == "rank"
-            and rules.fished_rank_asks_again
-            and rules.game_end == "last_catch"
-        ),
+        expert_tiebreak=ExpertCPU.tiebreak_weight(rules),
+        expert_endgame=ExpertCPU.weighs_endgame(rules),
     )
     return Constants(*(values[field] for field in CONSTANT_FIELDS))
 
