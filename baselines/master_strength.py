@@ -36,7 +36,9 @@ from gofish_env.cli import check_count, parse_pool_limit, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
 from gofish_env.master import (
+    DEFAULT_ASSUME_SURE_HITS,
     DEFAULT_MARGIN,
+    DEFAULT_MOST_HELD,
     DEFAULT_POOL_LIMIT,
     DEFAULT_ROLLOUTS,
     DEFAULT_SIMULATIONS,
@@ -51,9 +53,17 @@ def entrants(
     margin: float = DEFAULT_MARGIN,
     pool_limit: int | None = DEFAULT_POOL_LIMIT,
     rollouts: str = DEFAULT_ROLLOUTS,
+    assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
+    most_held: float = DEFAULT_MOST_HELD,
 ):
     master = MasterCPU(
-        0, simulations=simulations, margin=margin, pool_limit=pool_limit, rollouts=rollouts
+        0,
+        simulations=simulations,
+        margin=margin,
+        pool_limit=pool_limit,
+        rollouts=rollouts,
+        assume_sure_hits=assume_sure_hits,
+        most_held=most_held,
     )
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
 
@@ -172,6 +182,18 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_ROLLOUTS,
         help=f"the compiled CPU level that plays the rollouts (default {DEFAULT_ROLLOUTS})",
     )
+    parser.add_argument(
+        "--assume-sure-hits",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_ASSUME_SURE_HITS,
+        help="sample worlds where the others took every sure hit they held",
+    )
+    parser.add_argument(
+        "--most-held",
+        type=float,
+        default=DEFAULT_MOST_HELD,
+        help="weight of worlds where the others asked for the rank they held most of",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)
     parser.add_argument("--out", type=Path)
@@ -194,7 +216,13 @@ def main(argv: list[str] | None = None) -> None:
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     try:
         lineup_entrants = entrants(
-            args.players, args.simulations, args.margin, args.pool_limit, args.rollouts
+            args.players,
+            args.simulations,
+            args.margin,
+            args.pool_limit,
+            args.rollouts,
+            args.assume_sure_hits,
+            args.most_held,
         )
     except ValueError as error:
         parser.error(f"--{error}")

@@ -44,6 +44,8 @@ CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
 DEFAULT_ROLLOUTS = "hard"  # the compiled level that plays every seat of a rollout
+DEFAULT_ASSUME_SURE_HITS = False  # sample worlds where the others took every sure hit
+DEFAULT_MOST_HELD = 0.0  # how strongly worlds where the others asked what they held most of win
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 
@@ -72,6 +74,8 @@ class MasterCPU(CPU):
         margin: float = DEFAULT_MARGIN,
         pool_limit: int | None = DEFAULT_POOL_LIMIT,
         rollouts: str = DEFAULT_ROLLOUTS,
+        assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
+        most_held: float = DEFAULT_MOST_HELD,
     ):
         from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
 
@@ -94,6 +98,16 @@ class MasterCPU(CPU):
                 f"at every decision)"
             )
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
+        if not isinstance(assume_sure_hits, bool):
+            raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
+        if (
+            isinstance(most_held, bool)
+            or not isinstance(most_held, int | float)
+            or not most_held >= 0
+        ):
+            raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
+        self.assume_sure_hits = assume_sure_hits
+        self.most_held = float(most_held)
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         self.overrides_made = 0  # searches whose result was not expert's choice
@@ -181,7 +195,10 @@ class MasterCPU(CPU):
         self.searches_made += 1
         count = max(1, self.simulations // len(keys))
         seed = self.rng.getrandbits(63)
-        worlds = WorldSampler(view, seed=seed).sample(count, keep_deals=True)
+        sampler = WorldSampler(
+            view, seed=seed, assume_sure_hits=self.assume_sure_hits, most_held=self.most_held
+        )
+        worlds = sampler.sample(count, keep_deals=True)
         share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
         return share + CATCH_WEIGHT * margin
 

@@ -26,7 +26,9 @@ from itertools import product
 import numpy as np
 
 from gofish_env import world_kernels as kernels
+from gofish_env.cpus import ExpertCPU
 from gofish_env.game import IllegalAsk
+from gofish_env.knowledge import PublicKnowledge
 from gofish_env.worlds import OTHERS_GROUP, SampledWorlds, WorldSampler
 
 MAX_FILLINGS = 200_000  # a position with more fillings is not small
@@ -43,7 +45,9 @@ class ExactWorlds:
 
 
 def exact_worlds(sampler: WorldSampler) -> ExactWorlds:
-    """The exact distribution of ``sampler``'s position (see the module docstring)."""
+    """The exact distribution of ``sampler``'s position (see the module docstring). A
+    sampler that assumes how the others play (``assumes_sure_hits``, ``beta``) is measured
+    against the same assumption, checked on the replayed game (``play_model``)."""
     model = sampler.model
     rules = model.rules
     base = sampler.sample(1, keep_deals=True)
@@ -73,10 +77,15 @@ def exact_worlds(sampler: WorldSampler) -> ExactWorlds:
         world = SampledWorlds(model, base.view, base.hands, base.pools, assign[None, :].copy())
         if replayed_events(world) != target:
             continue
-        consistent += 1
         weight = math.factorial(len(pool_ranks))
         for rank_count in rest.values():
             weight //= math.factorial(rank_count)
+        if sampler.assumes_sure_hits or sampler.beta:
+            passed_up, energy = play_model(world)
+            if passed_up and sampler.assumes_sure_hits:
+                continue
+            weight *= math.exp(-sampler.beta * energy)
+        consistent += 1
         pool_counts = tuple(rest[rank] for rank in range(rules.ranks))
         key_deal = (deal_key(model, assign, others), pool_counts)
         deal[key_deal] = deal.get(key_deal, 0) + weight
@@ -110,6 +119,35 @@ def replayed_events(worlds: SampledWorlds, index: int = 0) -> list | None:
         except IllegalAsk:
             return None
     return events
+
+
+def play_model(worlds: SampledWorlds, index: int = 0) -> tuple[int, int]:
+    """How far world ``index``'s deal, replayed with the public asks, strays from the
+    sampler's model of how the others play (every seat but the viewer and those the view
+    saw passing up a sure hit): (the asks made while holding a sure hit of another rank,
+    the cards by which another rank outnumbered the rank asked at the asks that were not
+    sure hits, outside the endgame ``ExpertCPU`` weighs)."""
+    view = worlds.view
+    rules = view.rules
+    game = worlds.dealt_game(index)
+    public = PublicKnowledge(rules)
+    public.update(list(game.events))
+    passed_up = energy = 0
+    for record in view.asks:
+        asker, target, rank = record.asker, record.target, record.rank
+        if asker != view.seat and not view.knowledge.skips_sure_hits[asker]:
+            held = np.array(game.hand_counts(asker))
+            proved = np.delete(public.least, asker, axis=0).max(axis=0) > 0
+            if not public.least[target, rank]:
+                passed_up += int(
+                    any(held[r] and proved[r] for r in range(rules.ranks) if r != rank)
+                )
+                holding = sum(1 for s, size in enumerate(public.hand_sizes) if size and s != asker)
+                endgame = ExpertCPU.weighs_endgame(rules) and holding == 1 and public.pool_size <= 8
+                if not endgame:
+                    energy += int(np.maximum(held - held[rank], 0).sum())
+        public.update(game.ask(target, rank))
+    return passed_up, energy
 
 
 def deal_key(model, assign: np.ndarray, others: np.ndarray) -> tuple:

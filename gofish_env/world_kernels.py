@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-DEALT, DRAW, GAIN, CATCH, HAS, NONE, GIVE = range(7)
+DEALT, DRAW, GAIN, CATCH, HAS, NONE, GIVE, MOST = range(8)
 NO_SEAT = -1  # the owner of a slot still in the pool
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -47,6 +47,12 @@ def next_random(state):
 def below(state, n):
     """A random integer in 0 .. n - 1 (n is small: the modulo's bias is below 2**-50)."""
     return np.int64(next_random(state) % np.uint64(n))
+
+
+@numba.njit(cache=True)
+def uniform(state):
+    """A random float in [0, 1)."""
+    return (next_random(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @numba.njit(cache=True)
@@ -261,6 +267,42 @@ def _random_slot(label, wanted, rank, holding, assign, free, state):
 
 
 @numba.njit(cache=True)
+def seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts):
+    """How far ``seat``'s asks marked ``MOST`` stray from asking the rank it held most of:
+    at each, the cards by which other ranks outnumbered the rank asked (``counts`` is a
+    scratch row of ranks)."""
+    counts[:] = dealt_counts[seat]
+    energy = 0
+    for i in range(op_start[seat], op_start[seat + 1]):
+        kind, rank, value = ops[i, 0], ops[i, 1], ops[i, 2]
+        if kind == DRAW:
+            counts[assign[value]] += 1
+        elif kind == GAIN:
+            counts[rank] += value
+        elif kind == GIVE:
+            counts[rank] = 0
+        elif kind == CATCH:
+            counts[rank] -= set_size
+        elif kind == MOST:
+            for other in range(counts.size):
+                if counts[other] > counts[rank]:
+                    energy += counts[other] - counts[rank]
+    return energy
+
+
+@numba.njit(cache=True)
+def _pair_energy(i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts):
+    """The energy of the hands slots i and j are in (each hand once; the pool has none)."""
+    energy = 0
+    for slot in (i, j):
+        seat = slot_seat[slot]
+        if seat == NO_SEAT or (slot == j and seat == slot_seat[i]):
+            continue
+        energy += seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts)
+    return energy
+
+
+@numba.njit(cache=True)
 def walk(
     assign,
     dealt_counts,
@@ -275,13 +317,18 @@ def walk(
     set_size,
     state,
     steps,
+    beta,
 ):
     """``steps`` proposals of a Metropolis chain over consistent worlds: swap the ranks of
     a random slot in a hand (``movers``) and a random free slot of the same group (a hand
     or the pool); keep the swap if the world stays consistent. The proposal is symmetric
     and every consistent world has the same target weight, so the chain leaves the uniform
-    distribution over consistent worlds (slot by slot) unchanged. Returns swaps kept."""
+    distribution over consistent worlds (slot by slot) unchanged. With ``beta`` > 0 a world
+    is weighted ``exp(-beta * energy)`` (``seat_energy``), and a consistent swap is kept
+    with the Metropolis chance. Returns swaps kept."""
     kept = 0
+    counts = np.zeros(dealt_counts.shape[1], np.int64)
+    before = 0
     for _ in range(steps):
         i = movers[below(state, movers.size)]
         j = free[below(state, free.size)]
@@ -292,13 +339,25 @@ def walk(
             continue
         if slot_seat[i] == slot_seat[j] and slot_dealt[i] and slot_dealt[j]:
             continue  # two cards of one dealt hand: the same counts
+        if beta > 0:
+            before = _pair_energy(
+                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
+            )
         _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         if _affected_violations(
             i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, True
         ):
             _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
-        else:
-            kept += 1
+            continue
+        if beta > 0:
+            rise = (
+                _pair_energy(i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts)
+                - before
+            )
+            if rise > 0 and uniform(state) >= np.exp(-beta * rise):
+                _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+                continue
+        kept += 1
     return kept
 
 

@@ -42,15 +42,17 @@ import numpy as np
 
 from gofish_env import world_kernels as kernels
 from gofish_env.cards import build_deck, card_rank, card_str, parse_card
+from gofish_env.cpus import ExpertCPU
 from gofish_env.events import Ask, Catch, Deal, Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.game import Game
-from gofish_env.knowledge import PlayerView
+from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules
 
 DEFAULT_STEPS = 4  # chain proposals between two worlds, per slot in a hand
 BURN_IN = 20  # the same, before the first world
 SEARCH_MOVES = 2_000  # the local search's moves from one start (most need under 100)
 SEARCH_STARTS = 100  # fresh starts before the sampler gives up
+ASSUMED_STARTS = 5  # the same with the sure-hit assumption, before it is dropped
 VIEWER_GROUP, OTHERS_GROUP = 0, 1
 
 
@@ -89,8 +91,12 @@ class HistoryModel:
         return np.array(self.draws_in_order, np.int64)
 
 
-def build_model(view: PlayerView) -> HistoryModel:
-    """The ``HistoryModel`` of the game ``view`` sees, from its public log and own hand."""
+def build_model(
+    view: PlayerView, assume_sure_hits: bool = False, most_held: bool = False
+) -> HistoryModel:
+    """The ``HistoryModel`` of the game ``view`` sees, from its public log and own hand.
+    ``assume_sure_hits``: also assume every other seat asks for a sure hit when it holds
+    one (see ``WorldSampler``)."""
     rules = view.rules
     if rules.ask_for != "rank":
         raise SamplerError("ask_for: the world sampler handles rank asks only (got 'card')")
@@ -133,7 +139,16 @@ def build_model(view: PlayerView) -> HistoryModel:
             new_slot(seat, True)
         add(seat, kernels.DEALT, opens=True)
     asked = -1
+    # The table's public knowledge as the log unfolds: which asks were sure hits.
+    public = PublicKnowledge(rules) if assume_sure_hits or most_held else None
+    weighs_endgame = ExpertCPU.weighs_endgame(rules)
+    skips = view.knowledge.skips_sure_hits  # seats seen passing one up: assumed nothing of
+    takes_sure_hits = [
+        public is not None and seat != view.seat and not skips[seat] for seat in range(players)
+    ]
     for index, event in enumerate(events[1:], start=1):
+        if public is not None:
+            public.update([events[index - 1]])  # what the table knew before this event
         kind = type(event)
         if kind is Catch:
             if open_group[event.seat] is None:
@@ -142,7 +157,20 @@ def build_model(view: PlayerView) -> HistoryModel:
             continue
         close_groups()
         if kind is Ask:
-            add(event.asker, kernels.HAS, event.rank)
+            asker = event.asker
+            if takes_sure_hits[asker]:
+                least = public.least  # as it was before this ask
+                if not least[event.target, event.rank]:  # not a sure hit: it held none
+                    for rank in range(ranks):
+                        if rank != event.rank and (np.delete(least[:, rank], asker) > 0).any():
+                            add(asker, kernels.NONE, rank)
+                    holding = sum(
+                        1 for seat, size in enumerate(public.hand_sizes) if size and seat != asker
+                    )
+                    endgame = weighs_endgame and holding == 1 and public.pool_size <= 8
+                    if most_held and not endgame:
+                        add(asker, kernels.MOST, event.rank)
+            add(asker, kernels.HAS, event.rank)
             asked = event.rank
         elif kind is Hit:
             add(event.target, kernels.GIVE, event.rank, event.count)
@@ -233,32 +261,61 @@ class WorldSampler:
     chain ``BURN_IN`` proposals per hand slot; ``steps`` (per hand slot) separate two
     worlds of a sample."""
 
-    def __init__(self, view: PlayerView, seed: int = 0, steps: int = DEFAULT_STEPS):
+    def __init__(
+        self,
+        view: PlayerView,
+        seed: int = 0,
+        steps: int = DEFAULT_STEPS,
+        assume_sure_hits: bool = False,
+        most_held: float = 0.0,
+    ):
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
             raise ValueError(f"steps: got {steps!r}; allowed: an integer >= 1")
+        if not isinstance(assume_sure_hits, bool):
+            raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
+        if (
+            isinstance(most_held, bool)
+            or not isinstance(most_held, int | float)
+            or not most_held >= 0
+        ):
+            raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
         self.view = view
         self.steps = steps
-        self.model = model = build_model(view)
         self._state = np.array([seed % 2**64], np.uint64)
-        slots = model.slot_seat.size
-        self.free = np.flatnonzero(model.slot_group >= 0)
-        self.movers = self.free[model.slot_seat[self.free] != kernels.NO_SEAT]
         self.search_moves = 0
-        for _ in range(SEARCH_STARTS):
-            self._fill()
-            moves = kernels.find_consistent(*self._search_args(), SEARCH_MOVES)
-            self.search_moves += moves if moves >= 0 else SEARCH_MOVES
-            if moves >= 0:
-                break
-        else:
-            raise SamplerError(
-                f"no consistent world found from {SEARCH_STARTS} starts of the local search"
-            )
+        self.assumes_sure_hits = assume_sure_hits
+        self.beta = float(most_held)
+        assumed = assume_sure_hits or most_held > 0
+        if not (
+            assumed
+            and self._start(build_model(view, assume_sure_hits, most_held > 0), ASSUMED_STARTS)
+        ):
+            self.assumes_sure_hits = False
+            self.beta = 0.0
+            if not self._start(build_model(view), SEARCH_STARTS):
+                raise SamplerError(
+                    f"no consistent world found from {SEARCH_STARTS} starts of the local search"
+                )
+        model = self.model
+        slots = model.slot_seat.size
         if self.movers.size:
             self._walk(BURN_IN)
         self._pool_slots = model.pool_slots
         self._draw_slots = model.draw_slots
         self.slots = slots
+
+    def _start(self, model: HistoryModel, starts: int) -> bool:
+        """Find a first consistent world of ``model`` in at most ``starts`` starts."""
+        self.model = model
+        self.free = np.flatnonzero(model.slot_group >= 0)
+        self.movers = self.free[model.slot_seat[self.free] != kernels.NO_SEAT]
+        for _ in range(starts):
+            self._fill()
+            moves = kernels.find_consistent(*self._search_args(), SEARCH_MOVES)
+            self.search_moves += moves if moves >= 0 else SEARCH_MOVES
+            if moves >= 0:
+                return True
+        return False
 
     def _fill(self) -> None:
         """A fresh first world from ``greedy_fill``: the fixed slots, the rest near
@@ -320,6 +377,7 @@ class WorldSampler:
             model.rules.set_size,
             self._state,
             per_slot * self.movers.size,
+            self.beta,
         )
 
     def is_consistent(self) -> bool:

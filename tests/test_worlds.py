@@ -44,15 +44,23 @@ def played(rules: Rules, seed: int, asks: int, level: str = "hard") -> Game:
     return game
 
 
+# (assume_sure_hits, most_held): the plain sampler, and the model of how the others play
+PLAY_MODELS = [(False, 0.0), (True, 2.0)]
+
+
+@pytest.mark.parametrize(("assume", "most_held"), PLAY_MODELS, ids=["plain", "play-model"])
 @pytest.mark.parametrize("rules", [r for _, r in RULES], ids=[name for name, _ in RULES])
-def test_every_sampled_world_replays_to_the_same_public_log(rules):
+def test_every_sampled_world_replays_to_the_same_public_log(rules, assume, most_held):
     checked = 0
     for seed, asks in ((1, 8), (2, 25), (3, 60)):
-        game = played(rules, seed, asks)
+        game = played(rules, seed, asks, "expert" if assume else "hard")
         tracker = KnowledgeTracker(game)
         for viewer in range(rules.players):
             view = tracker.view(viewer)
-            worlds = WorldSampler(view, seed=seed * 7 + viewer).sample(6, keep_deals=True)
+            sampler = WorldSampler(
+                view, seed=seed * 7 + viewer, assume_sure_hits=assume, most_held=most_held
+            )
+            worlds = sampler.sample(6, keep_deals=True)
             for index in range(len(worlds)):
                 assert enumeration.replayed_events(worlds, index) == list(game.events)
                 replay = worlds.dealt_game(index)
@@ -73,9 +81,10 @@ def test_every_sampled_world_replays_to_the_same_public_log(rules):
     assert checked >= 3 * rules.players * 6
 
 
+@pytest.mark.parametrize(("assume", "most_held"), PLAY_MODELS, ids=["plain", "play-model"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_worlds_the_viewer_cannot_tell_apart_give_the_same_sample(players, seed):
+def test_worlds_the_viewer_cannot_tell_apart_give_the_same_sample(players, seed, assume, most_held):
     """Counterfactual deals sharing the public log and the viewer's hand (the no-leak
     harness) give the very same worlds for the same seed: the sampler reads nothing else."""
     rules = Rules(players=players)
@@ -91,7 +100,8 @@ def test_worlds_the_viewer_cannot_tell_apart_give_the_same_sample(players, seed)
             for ask in scenario.asks:
                 game.ask(*ask)
             view = KnowledgeTracker(game).view(viewer)
-            drawn = WorldSampler(view, seed=99).sample(20, keep_deals=True)
+            sampler = WorldSampler(view, seed=99, assume_sure_hits=assume, most_held=most_held)
+            drawn = sampler.sample(20, keep_deals=True)
             return view.own_counts, drawn.hands.tobytes(), drawn.pools.tobytes()
 
         expected = sample(scenario.world)
@@ -166,6 +176,65 @@ def test_the_worlds_now_are_not_uniform_but_weighted_by_their_deals():
     assert len(set(np.round(list(exact.now.values()), 9))) > 1
 
 
+def sure_hit_position() -> Game:
+    """Seat 0 asks seat 2 for 3s and misses (it holds a 3: a sure hit for the others from
+    then on); seat 1 asks seat 2 for 5s, hits, and asks seat 0 for 2s. Seat 1 passed up
+    the 3s only if it held none: under the assumption, seat 2 sees fewer worlds."""
+    game = position(
+        ["2H 3H 4H", "2C 4C 5C", "4D 5D 2D"],
+        catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
+        rules=Rules(players=3),
+    )
+    for target, rank in ((2, 1), (2, 3), (0, 0)):
+        game.ask(target, rank)
+    return game
+
+
+@pytest.mark.parametrize("most_held", [0.0, 1.0])
+def test_the_play_model_sample_follows_its_exact_distribution(most_held):
+    """With the others assumed to take every sure hit (and weighted towards asking what
+    they held most of), the sample follows the exact distribution under that model, which
+    the enumeration checks on the replayed game itself."""
+    view = KnowledgeTracker(sure_hit_position()).view(2)
+    plain = enumeration.exact_worlds(WorldSampler(view, seed=3))
+    # The weighting refuses more swaps, so neighbouring samples are more alike: 16 steps
+    # apart (4 by default) this sample is as spread as independent draws.
+    sampler = WorldSampler(view, seed=3, steps=16, assume_sure_hits=True, most_held=most_held)
+    assert sampler.assumes_sure_hits
+    exact = enumeration.exact_worlds(sampler)
+    # The model rules out worlds (seat 1 holding a 3 when it asked for 5s).
+    assert exact.consistent < plain.consistent and set(exact.deal) < set(plain.deal)
+    if most_held:  # and weighs the rest
+        shared = set(exact.deal)
+        renormalized = {key: plain.deal[key] / sum(plain.deal[k] for k in shared) for key in shared}
+        assert max(abs(exact.deal[key] - renormalized[key]) for key in shared) > 0.05
+    by_deal, by_now = enumeration.sampled_keys(sampler.sample(5_000, keep_deals=True))
+    for frequencies, probabilities in ((by_deal, exact.deal), (by_now, exact.now)):
+        comparison = enumeration.compare(frequencies, probabilities)
+        assert comparison.outside == 0
+        assert comparison.tv <= comparison.tv_perfect_95, comparison
+
+
+def test_the_sure_hit_assumption_is_dropped_when_the_log_rules_it_out():
+    """Seat 1 asks for 5s (a hit) while seat 0 is proved to hold a 3, then asks seat 0 for
+    3s with no draw between: it held a 3 and passed the sure hit up. No world fits the
+    assumption, so the sampler drops it and samples the plain worlds."""
+    game = position(
+        ["2H 3H 4H", "2C 3C 5C", "4D 5D 2D"],
+        catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
+        rules=Rules(players=3),
+    )
+    for target, rank in ((2, 1), (2, 3), (0, 1)):
+        game.ask(target, rank)
+    view = KnowledgeTracker(game).view(2)
+    assert not view.knowledge.skips_sure_hits[1]  # the public bounds do not see it
+    sampler = WorldSampler(view, seed=1, assume_sure_hits=True, most_held=2.0)
+    assert not sampler.assumes_sure_hits and sampler.beta == 0.0
+    drawn = sampler.sample(50, keep_deals=True)
+    for index in range(len(drawn)):
+        assert enumeration.replayed_events(drawn, index) == list(game.events)
+
+
 def test_the_same_seed_gives_the_same_worlds():
     game = played(Rules(), 5, 30)
     view = KnowledgeTracker(game).view(game.current_player)
@@ -181,6 +250,10 @@ def test_refusals_name_what_was_wrong():
     view = KnowledgeTracker(game).view(0)
     with pytest.raises(ValueError, match="steps"):
         WorldSampler(view, steps=0)
+    with pytest.raises(ValueError, match="most_held"):
+        WorldSampler(view, most_held=-1.0)
+    with pytest.raises(ValueError, match="assume_sure_hits"):
+        WorldSampler(view, assume_sure_hits="yes")
     with pytest.raises(ValueError, match="count"):
         WorldSampler(view).sample(0)
     with pytest.raises(ValueError, match="keep_deals"):
