@@ -44,8 +44,8 @@ CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
 DEFAULT_ROLLOUTS = "hard"  # the compiled level that plays every seat of a rollout
-DEFAULT_ASSUME_SURE_HITS = False  # sample worlds where the others took every sure hit
-DEFAULT_MOST_HELD = 0.0  # how strongly worlds where the others asked what they held most of win
+DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
+DEFAULT_MOST_HELD = 2.0  # weight against worlds where the others asked a rank they held fewer of
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 

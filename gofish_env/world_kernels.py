@@ -328,7 +328,13 @@ def walk(
     with the Metropolis chance. Returns swaps kept."""
     kept = 0
     counts = np.zeros(dealt_counts.shape[1], np.int64)
-    before = 0
+    # Which hands have weighed asks (index seat + 1; 0 is the pool): the others' swaps are
+    # kept or refused by the constraints alone.
+    weighed = np.zeros(op_start.size, np.bool_)
+    for seat in range(op_start.size - 1):
+        for k in range(op_start[seat], op_start[seat + 1]):
+            if ops[k, 0] == MOST:
+                weighed[seat + 1] = True
     for _ in range(steps):
         i = movers[below(state, movers.size)]
         j = free[below(state, free.size)]
@@ -339,24 +345,23 @@ def walk(
             continue
         if slot_seat[i] == slot_seat[j] and slot_dealt[i] and slot_dealt[j]:
             continue  # two cards of one dealt hand: the same counts
-        if beta > 0:
-            before = _pair_energy(
-                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
-            )
         _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         if _affected_violations(
             i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, True
         ):
             _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
             continue
-        if beta > 0:
-            rise = (
-                _pair_energy(i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts)
-                - before
+        if beta > 0 and (weighed[slot_seat[i] + 1] or weighed[slot_seat[j] + 1]):
+            after = _pair_energy(
+                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
+            )
+            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+            rise = after - _pair_energy(
+                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
             )
             if rise > 0 and uniform(state) >= np.exp(-beta * rise):
-                _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
                 continue
+            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         kept += 1
     return kept
 

@@ -139,16 +139,11 @@ def build_model(
             new_slot(seat, True)
         add(seat, kernels.DEALT, opens=True)
     asked = -1
-    # The table's public knowledge as the log unfolds: which asks were sure hits.
-    public = PublicKnowledge(rules) if assume_sure_hits or most_held else None
-    weighs_endgame = ExpertCPU.weighs_endgame(rules)
+    # What the table knew at each ask: which asks were sure hits, which ranks were sure
+    # hits for the asker, whether it was the endgame ``expert`` prices differently.
+    facts = ask_facts(view) if assume_sure_hits or most_held else {}
     skips = view.knowledge.skips_sure_hits  # seats seen passing one up: assumed nothing of
-    takes_sure_hits = [
-        public is not None and seat != view.seat and not skips[seat] for seat in range(players)
-    ]
     for index, event in enumerate(events[1:], start=1):
-        if public is not None:
-            public.update([events[index - 1]])  # what the table knew before this event
         kind = type(event)
         if kind is Catch:
             if open_group[event.seat] is None:
@@ -158,16 +153,13 @@ def build_model(
         close_groups()
         if kind is Ask:
             asker = event.asker
-            if takes_sure_hits[asker]:
-                least = public.least  # as it was before this ask
-                if not least[event.target, event.rank]:  # not a sure hit: it held none
-                    for rank in range(ranks):
-                        if rank != event.rank and (np.delete(least[:, rank], asker) > 0).any():
-                            add(asker, kernels.NONE, rank)
-                    holding = sum(
-                        1 for seat, size in enumerate(public.hand_sizes) if size and seat != asker
-                    )
-                    endgame = weighs_endgame and holding == 1 and public.pool_size <= 8
+            if facts and asker != view.seat and not skips[asker]:
+                sure, others_proved, endgame = facts[index]
+                if not sure:  # it held no rank another seat was proved to hold
+                    if assume_sure_hits:
+                        for rank in np.flatnonzero(others_proved):
+                            if rank != event.rank:
+                                add(asker, kernels.NONE, int(rank))
                     if most_held and not endgame:
                         add(asker, kernels.MOST, event.rank)
             add(asker, kernels.HAS, event.rank)
@@ -251,6 +243,41 @@ def build_model(
         deal_catches=deal.catches,
         draws_in_order=draws_in_order,
     )
+
+
+_FACTS: dict[int, tuple] = {}  # id(Deal) -> (Deal, PublicKnowledge, events read, facts)
+_KEPT_FACTS = 16
+
+
+def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
+    """For the index of each ask in the view's public log, what the table knew just before
+    it: (whether it was a sure hit, the ranks another seat than the asker was proved to
+    hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
+    cards, 8 or fewer in the pool). The public knowledge is replayed once per game and
+    carried on from decision to decision (kept with the game's ``Deal``, whose identity
+    marks the game)."""
+    events = view.knowledge.events
+    deal = events[0]
+    kept = _FACTS.get(id(deal))
+    if kept is None or kept[0] is not deal or kept[2] > len(events):
+        if len(_FACTS) >= _KEPT_FACTS:
+            _FACTS.pop(next(iter(_FACTS)))
+        kept = (deal, PublicKnowledge(view.rules), 0, {})
+    deal, public, read, facts = kept
+    weighs_endgame = ExpertCPU.weighs_endgame(view.rules)
+    for index in range(max(read, 1), len(events)):
+        public.update([events[index - 1]])
+        event = events[index]
+        if type(event) is Ask:
+            least, asker = public.least, event.asker
+            others_proved = np.delete(least, asker, axis=0).max(axis=0) > 0
+            holding = sum(
+                1 for seat, size in enumerate(public.hand_sizes) if size and seat != asker
+            )
+            endgame = weighs_endgame and holding == 1 and public.pool_size <= 8
+            facts[index] = (bool(least[event.target, event.rank]), others_proved, endgame)
+    _FACTS[id(deal)] = (deal, public, max(read, len(events)), facts)
+    return facts
 
 
 class WorldSampler:
