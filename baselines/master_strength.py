@@ -1,13 +1,16 @@
 """Measure ``master`` against ``expert`` over duplicate deals, in parts that are kept.
 
     python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 1024 \\
-        --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0.jsonl
+        --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0-a1-h2.0.jsonl
 
-``--simulations``, ``--margin``, ``--pool-limit`` and ``--rollouts`` set ``MasterCPU``'s
-(its defaults: how many standard errors an override needs; search only when the pool holds
-at most that many cards, ``none``: at every decision; the compiled level that plays the
-rollouts); name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl``
-for ``--table``, with ``-r{level}`` added when the rollouts are not ``hard``'s (a file named
+``--simulations``, ``--margin``, ``--pool-limit``, ``--rollouts``, ``--assume-sure-hits``
+and ``--most-held`` set ``MasterCPU``'s (its defaults: how many standard errors an override
+needs; search only when the pool holds at most that many cards, ``none``: at every
+decision; the compiled level that plays the rollouts; the sampler's model of how the others
+play); name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
+``--table``, with ``-r{level}`` added when the rollouts are not ``hard``'s and
+``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
+without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 
@@ -112,7 +115,8 @@ def table(paths: list[Path], chart: Path) -> str:
 
     results = []
     for path in paths:
-        # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts}
+        # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts},
+        # a1 (sure hits assumed) and h{most held}
         parts = {part[0]: part[1:] for part in path.stem.split("-")}
         result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
         # A file named p{players}-s{simulations} alone: the first runs' settings.
@@ -122,6 +126,10 @@ def table(paths: list[Path], chart: Path) -> str:
             search.append(f"margin {parts.get('m', '2.5')}")
         if "r" in parts:
             search.append(f"{parts['r']} rollouts")
+        if parts.get("a") == "1":
+            search.append("sure hits assumed")
+        if float(parts.get("h", 0)):
+            search.append(f"most held {parts['h']}")
         result["search"] = ", ".join(search)
         results.append(result)
     results.sort(key=lambda r: (r["players"], r["simulations"], r["search"]))

@@ -52,6 +52,33 @@ def test_bad_budgets_are_refused_naming_the_field(field, value):
         MasterCPU(1, **{field: value})
 
 
+def test_bad_play_model_settings_are_refused_naming_the_field():
+    with pytest.raises(ValueError, match=r"assume_sure_hits: got 'yes'; allowed: True, False"):
+        MasterCPU(1, assume_sure_hits="yes")
+    with pytest.raises(ValueError, match=r"most_held: got -1.0; allowed: a number >= 0"):
+        MasterCPU(1, most_held=-1.0)
+
+
+def test_the_play_model_reaches_the_sampler():
+    """``assume_sure_hits`` and ``most_held`` are the sampler's: by default the others are
+    assumed to take sure hits and to ask what they hold most of (weight 2)."""
+    game = expert_game(Rules(players=4), 6, 20)
+    view = KnowledgeTracker(game).view(game.current_player)
+    keys = sorted({(target, rank) for target, rank in view.legal_asks})[:2]
+    seen = []
+    original = WorldSampler.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        seen.append((self.assumes_sure_hits, self.beta))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(WorldSampler, "__init__", spy)
+        MasterCPU(1, simulations=8).values(view, keys)
+        MasterCPU(1, simulations=8, assume_sure_hits=False, most_held=0).values(view, keys)
+    assert seen == [(True, 2.0), (False, 0.0)]
+
+
 def test_a_rollout_level_that_is_not_compiled_is_refused_naming_the_allowed_ones():
     with pytest.raises(ValueError, match=r"rollouts: got 'master'; allowed: random, .*, expert"):
         MasterCPU(1, rollouts="master")

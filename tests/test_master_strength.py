@@ -35,6 +35,8 @@ def test_the_settings_reach_master():
     assert (master.simulations, master.margin, master.pool_limit) == (8, 1.0, 4)
     assert master.rollout_level == "hard"
     assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level == "expert"
+    plain = entrants(2, 8, assume_sure_hits=False, most_held=0.0)[0].spec
+    assert (plain.assume_sure_hits, plain.most_held) == (False, 0.0)
 
 
 @pytest.mark.parametrize(
@@ -45,6 +47,11 @@ def test_the_settings_reach_master():
             "p2-s8-l4-m1.0-rexpert",
             ["--rollouts", "expert"],
             "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |",
+        ),
+        (
+            "p2-s8-l4-m1.0-a1-h2.0",
+            ["--assume-sure-hits", "--most-held", "2.0"],
+            "| 2 | 8 (?), pool <= 4, margin 1.0, sure hits assumed, most held 2.0 | 1 (2) |",
         ),
     ],
 )
