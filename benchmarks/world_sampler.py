@@ -8,7 +8,12 @@ the rate of ``sample(n)`` (hands and pool now), best of ``--repeats``. Distribut
 positions (most ranks already caught, a few random asks) enumerated exactly
 (``gofish_env.world_enumeration``); the total variation distance of a sample of
 ``--exact-samples`` worlds beside what a perfect sampler shows (mean and 95th percentile),
-and how far the exact worlds now are from uniform over them.
+and how far the exact worlds now are from uniform over them. Closeness to the truth
+(``--truth-games``): at seat decisions in games of ``expert`` CPUs once the pool holds
+``--truth-pool`` cards or fewer (where ``master`` searches), how far the sampled hands of
+the other seats are from their true hands (cards misplaced, summed over ranks and seats),
+and how often a world has every other hand right, for each model of how the others play
+(``MODELS``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -30,6 +36,12 @@ from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.worlds import WorldSampler
 
 STAGES = (10, 30, 60)
+# (name, assume_sure_hits, most_held): the plain sampler and the models of the others' play
+MODELS = (
+    ("plain", False, 0.0),
+    ("sure hits", True, 0.0),
+    ("sure hits + most held 2.0", True, 2.0),
+)
 
 
 def position_after(rules: Rules, seed: int, asks: int) -> Game:
@@ -57,6 +69,41 @@ def time_sampler(game: Game, worlds: int, repeats: int) -> tuple[float, float]:
     return build, rate
 
 
+def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
+    """(model, decisions, mean cards misplaced, share of worlds with every other hand
+    right, ms to build and sample) at seat ``g % players``'s decisions of game ``g`` once
+    the pool holds ``pool`` cards or fewer (``expert`` at every seat)."""
+    totals = {name: [0.0, 0.0, 0.0] for name, *_ in MODELS}
+    decisions = 0
+    for number in range(games):
+        game = Game(Rules(players=players), seed=1000 + number)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", 7 * number + seat) for seat in range(players)]
+        while not game.is_over:
+            seat = game.current_player
+            view = tracker.view(seat)
+            if game.pool_size <= pool and seat == number % players:
+                decisions += 1
+                others = [other for other in range(players) if other != seat]
+                truth = np.array([game.hand_counts(other) for other in others])
+                for name, assume, most_held in MODELS:
+                    start = time.perf_counter()
+                    sampler = WorldSampler(
+                        view, seed=number, assume_sure_hits=assume, most_held=most_held
+                    )
+                    hands = sampler.sample(worlds).hands[:, others, :]
+                    total = totals[name]
+                    total[2] += time.perf_counter() - start
+                    total[0] += np.abs(hands - truth).sum(axis=(1, 2)).mean()
+                    total[1] += (hands == truth).all(axis=(1, 2)).mean()
+            game.ask(*cpus[seat].choose(view))
+    count = max(decisions, 1)
+    return [
+        (name, decisions, misplaced / count, right / count, seconds * 1e3 / count)
+        for name, (misplaced, right, seconds) in totals.items()
+    ]
+
+
 def small_positions():
     """(name, game) of positions small enough to enumerate."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -67,14 +114,26 @@ def small_positions():
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worlds", type=int, default=2000)
-    parser.add_argument("--players", default="2,4")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--exact-samples", type=int, default=5000)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--worlds", type=int, default=2000, help="worlds a speed measurement")
+    parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is kept")
+    parser.add_argument(
+        "--exact-samples", type=int, default=5000, help="worlds a small position, vs exact"
+    )
+    parser.add_argument("--truth-games", type=int, default=20, help="expert games a table")
+    parser.add_argument(
+        "--truth-pool", type=int, default=8, help="closeness at this many pool cards or fewer"
+    )
+    parser.add_argument("--truth-worlds", type=int, default=170, help="worlds a decision")
     args = parser.parse_args(argv)
-    for flag in ("--worlds", "--repeats", "--exact-samples"):
+    for flag in ("--worlds", "--repeats", "--exact-samples", "--truth-games", "--truth-worlds"):
         check_count(parser, flag, getattr(args, flag[2:].replace("-", "_")))
+    if args.truth_pool < 0:
+        parser.error(f"--truth-pool: got {args.truth_pool}; allowed: an integer >= 0")
     args.players = parse_players_list(parser, "--players", args.players)
     console = Console(width=140)
     WorldSampler(KnowledgeTracker(position_after(Rules(), 0, 5)).view(0), 0).sample(2)  # compile
@@ -120,6 +179,19 @@ def main(argv: list[str] | None = None) -> None:
             f"{enumeration.tv_to_uniform_now(worlds):.3f}",
         )
     console.print(exact)
+    truth = Table(
+        title=f"Closeness to the true hands ({args.truth_games} expert games a table, pool "
+        f"<= {args.truth_pool}, {args.truth_worlds} worlds a decision)"
+    )
+    for column in ("players", "model", "decisions", "cards misplaced", "every hand right", "ms"):
+        truth.add_column(column, justify="right")
+    for players in args.players:
+        for row in closeness(players, args.truth_games, args.truth_pool, args.truth_worlds):
+            name, decisions, misplaced, right, ms = row
+            truth.add_row(
+                str(players), name, str(decisions), f"{misplaced:.3f}", f"{right:.3f}", f"{ms:.1f}"
+            )
+    console.print(truth)
 
 
 if __name__ == "__main__":
