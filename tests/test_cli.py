@@ -47,6 +47,7 @@ COMMANDS = {
     "env_speed": lambda argv: _benchmark("env_speed").main(argv),
     "cpu_speed": lambda argv: _benchmark("cpu_speed").main(argv),
     "world_sampler": lambda argv: _benchmark("world_sampler").main(argv),
+    "master_oracle": lambda argv: _benchmark("master_oracle").main(argv),
     "training_speed": lambda argv: _benchmark("training_speed").main(argv),
     "render_speed": lambda argv: _benchmark("render_speed").main(argv),
     "web_load": lambda argv: _benchmark("web_load").main(argv),
@@ -146,6 +147,9 @@ BAD_ARGUMENTS = [
     ("env_speed", ["--players", "1"], "--players: got 1; allowed: an integer from 2 to 6"),
     ("world_sampler", ["--truth-pool", "-1"], "--truth-pool: got -1; allowed: an integer >= 0"),
     ("world_sampler", ["--truth-games", "0"], "--truth-games: got 0; allowed: an integer >= 1"),
+    ("master_oracle", ["--deals", "0"], "--deals: got 0; allowed: an integer >= 1"),
+    ("master_oracle", ["--players", "7"], "--players: got 7; allowed: an integer from 2 to 6"),
+    ("master_oracle", ["--compare", "nowhere.jsonl"], "--compare: no such file: nowhere.jsonl"),
     ("cpu_speed", ["--seconds", "0"], "--seconds: got 0; allowed: a number of seconds > 0"),
     ("cpu_speed", ["--batch", "0"], "--batch: got 0; allowed: an integer >= 1"),
     ("cpu_speed", ["--levels", "hard,master"], "--levels: got 'master'; allowed: random, "),
@@ -247,6 +251,7 @@ HELP_DEFAULTS = {
     "training_speed": ["(default: 100000)", "(default: 2)", "(default: mix:random,easy,normal)"],
     "render_speed": ["(default: 4)", "(default: 20)"],
     "world_sampler": ["(default: 2000)", "(default: 2,4)", "(default: 170)"],
+    "master_oracle": ["(default: 2)", "(default: 600)", "(default: 1)"],
     "web_load": ["(default: 60)"],
     "replay": ["(default: the replay's name with .html)"],
     "web": ["(default: 8000)", "(default: 1000)", "(default: None)"],
@@ -276,14 +281,3 @@ def test_the_cpu_benchmark_times_each_level_in_python_and_compiled(capsys):
         (row,) = [cells for line in rows if (cells := line.split("│"))[2].strip() == level]
         python, compiled = (float(cells.strip().replace(",", "")) for cells in row[3:5])
         assert python > 0 and compiled > 0 and row[5].strip().endswith("x")
-
-
-def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
-    """benchmarks/world_sampler.py's closeness table: the same decisions for every model,
-    and modelling the others' play (expert's, here) puts fewer cards in the wrong hand."""
-    rows = _benchmark("world_sampler").closeness(players=2, games=4, pool=8, worlds=40)
-    by_name = {name: (decisions, misplaced, right) for name, decisions, misplaced, right, _ in rows}
-    assert list(by_name) == ["plain", "sure hits", "sure hits + most held 2.0"]
-    assert len({decisions for decisions, _, _ in by_name.values()}) == 1
-    assert all(decisions > 0 and 0 <= right <= 1 for decisions, _, right in by_name.values())
-    assert by_name["sure hits + most held 2.0"][1] < by_name["plain"][1]

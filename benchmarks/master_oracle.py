@@ -1,0 +1,120 @@
+"""What the hidden cards cost ``master``: its search with the true hands in place of worlds.
+
+python benchmarks/master_oracle.py --players 2 --deals 600 \\
+    --compare runs/master/p2-s1024-l8-m1.0.jsonl
+
+An upper bound for the world sampler, not a CPU anyone plays: ``OracleMaster`` is
+``master`` (the same candidates, budget, margin and rollouts) whose every sampled world is
+the true one, every hand as it is, with only the pool's order shuffled (no inference can
+learn it). The gap between its win share and ``master``'s is what better inference about
+the hidden hands could give at most. It reads the game itself, so it is never registered
+as a level; the measurement is ``baselines/master_strength.py``'s (one of it against
+``players - 1`` ``expert``s, duplicate deals, seed 1), so ``--compare FILE`` pairs its
+deals with a ``master_strength`` run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gofish_env.cards import parse_card
+from gofish_env.cli import check_count, progress_bar
+from gofish_env.evaluation import Measurement, make_entrants
+from gofish_env.evaluation.harness import Table
+from gofish_env.master import CATCH_WEIGHT, MasterCPU
+from gofish_env.rules import Rules
+from gofish_env.worlds import SampledWorlds
+
+
+class OracleMaster(MasterCPU):
+    """``master`` rolling out the true hands (``env.game``) with the pool shuffled."""
+
+    env = None  # the harness table's env, whose ``game`` is the game being played
+
+    def rollouts(self, view, keys):
+        from gofish_env.rollouts import rollout_values
+
+        self.searches_made += 1
+        game = self.env.game
+        count = max(1, self.simulations // len(keys))
+        seats = range(view.rules.players)
+        hands = np.array([game.hand_counts(seat) for seat in seats], np.int64)
+        pool = np.array([parse_card(card)[0] for card in game.pool_cards()], np.int64)
+        seed = self.rng.getrandbits(63)
+        shuffle = np.random.default_rng(seed)
+        pools = np.array([shuffle.permutation(pool) for _ in range(count)], np.int64)
+        worlds = SampledWorlds(None, view, np.tile(hands, (count, 1, 1)), pools.reshape(count, -1))
+        share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
+        return share + CATCH_WEIGHT * margin
+
+
+def deal_shares(records, entrant: int = 0) -> dict[int, float]:
+    """Each deal's mean share of the win of ``entrant`` over its seatings."""
+    shares: dict[int, list[float]] = {}
+    for record in records:
+        seat = list(record["seats"]).index(entrant)
+        winners = record["winners"]
+        shares.setdefault(record["deal"], []).append(1 / len(winners) if seat in winners else 0.0)
+    return {deal: float(np.mean(values)) for deal, values in shares.items()}
+
+
+def mean_and_interval(values) -> str:
+    values = np.asarray(values, float)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return f"{values.mean():.4f} +/- {half:.4f}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/master_oracle.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", type=int, default=2, help="seats, 2..6")
+    parser.add_argument("--deals", type=int, default=600, help="duplicate deals")
+    parser.add_argument("--seed", type=int, default=1, help="the measurement's seed")
+    parser.add_argument("--compare", type=Path, help="a master_strength run to pair deals with")
+    args = parser.parse_args(argv)
+    check_count(parser, "--deals", args.deals)
+    if not 2 <= args.players <= 6:
+        parser.error(f"--players: got {args.players}; allowed: an integer from 2 to 6")
+    if args.compare is not None and not args.compare.exists():
+        parser.error(f"--compare: no such file: {args.compare}")
+    rules = Rules(players=args.players)
+    oracle = OracleMaster(0)
+    entrants = make_entrants({"oracle": oracle, "expert": "expert"}, rules)
+    lineup = (0,) + (1,) * (args.players - 1)
+    table = Table(Measurement(entrants, rules, args.seed, [lineup]))
+    oracle.env = table.env
+    records = []
+    with progress_bar(True, args.deals, "oracle deals") as advance:
+        for deal in range(args.deals):
+            records += [
+                {"deal": r.deal, "seats": r.seats, "winners": r.winners}
+                for r in table.play_deal(deal)
+            ]
+            advance(1)
+    shares = deal_shares(records)
+    print(f"oracle master vs expert, {args.players} players, {len(shares)} deals: ", end="")
+    print(mean_and_interval(list(shares.values())), f"(load {os.getloadavg()[0]:.1f})")
+    print(f"searches {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
+    if args.compare is not None:
+        lines = args.compare.read_text().splitlines()
+        other = deal_shares([json.loads(line) for line in lines])
+        deals = sorted(set(shares) & set(other))
+        if not deals:
+            sys.exit(f"--compare: {args.compare} shares no deal with this run")
+        print(f"{args.compare.name} on the same {len(deals)} deals: ", end="")
+        print(mean_and_interval([other[deal] for deal in deals]))
+        print("paired difference: ", end="")
+        print(mean_and_interval([shares[deal] - other[deal] for deal in deals]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""The search's benchmarks: benchmarks/world_sampler.py's closeness of the sampled hands to
+the true ones, and benchmarks/master_oracle.py's search over the true hands."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from test_cli import _benchmark
+
+from gofish_baselines import master_strength as strength
+from gofish_env import Game, Rules, rollouts
+from gofish_env.cards import parse_card
+from gofish_env.cpus import make_cpu
+from gofish_env.knowledge import KnowledgeTracker
+
+
+def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
+    """benchmarks/world_sampler.py's closeness table: the same decisions for every model,
+    and modelling the others' play (expert's, here) puts fewer cards in the wrong hand."""
+    rows = _benchmark("world_sampler").closeness(players=2, games=4, pool=8, worlds=40)
+    by_name = {name: (decisions, misplaced, right) for name, decisions, misplaced, right, _ in rows}
+    assert list(by_name) == ["plain", "sure hits", "sure hits + most held 2.0"]
+    assert len({decisions for decisions, _, _ in by_name.values()}) == 1
+    assert all(decisions > 0 and 0 <= right <= 1 for decisions, _, right in by_name.values())
+    assert by_name["sure hits + most held 2.0"][1] < by_name["plain"][1]
+
+
+def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path, capsys):
+    """benchmarks/master_oracle.py: its worlds are the true hands (the pool shuffled), and
+    --compare pairs its deals with a master_strength file's."""
+    oracle_module = _benchmark("master_oracle")
+    game = Game(Rules(players=2), seed=3)
+    tracker = KnowledgeTracker(game)
+    expert = make_cpu("expert", 1)
+    while game.pool_size > 8:
+        game.ask(*expert.choose(tracker.view(game.current_player)))
+    oracle = oracle_module.OracleMaster(0, simulations=8)
+    oracle.env = SimpleNamespace(game=game)
+    seen = {}
+    original = rollouts.rollout_values
+
+    def spy(view, worlds, keys, level, seed):
+        seen["worlds"] = worlds
+        return original(view, worlds, keys, level, seed=seed)
+
+    view = tracker.view(game.current_player)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rollouts, "rollout_values", spy)
+        oracle.rollouts(view, sorted({(t, r) for t, r in view.legal_asks})[:2])
+    worlds = seen["worlds"]
+    for seat in range(2):
+        assert (worlds.hands[:, seat] == game.hand_counts(seat)).all()
+    assert sorted(worlds.pools[0]) == sorted(rank for rank, _ in map(parse_card, game.pool_cards()))
+    run = tmp_path / "p2.jsonl"
+    strength.main(
+        [
+            "--players",
+            "2",
+            "--deals",
+            "2",
+            "--simulations",
+            "8",
+            "--workers",
+            "1",
+            "--out",
+            str(run),
+        ]
+    )
+    capsys.readouterr()
+    oracle_module.main(["--deals", "2", "--compare", str(run)])
+    out = capsys.readouterr().out
+    assert "oracle master vs expert, 2 players, 2 deals:" in out
+    assert "p2.jsonl on the same 2 deals:" in out and "paired difference:" in out
