@@ -29,7 +29,7 @@ from gofish_env import world_kernels as kernels
 from gofish_env.cpus import ExpertCPU
 from gofish_env.game import IllegalAsk
 from gofish_env.knowledge import PublicKnowledge
-from gofish_env.worlds import OTHERS_GROUP, SampledWorlds, WorldSampler
+from gofish_env.worlds import ENDGAME_POOL, OTHERS_GROUP, SampledWorlds, WorldSampler
 
 MAX_FILLINGS = 200_000  # a position with more fillings is not small
 
@@ -143,7 +143,11 @@ def play_model(worlds: SampledWorlds, index: int = 0) -> tuple[int, int]:
                     any(held[r] and proved[r] for r in range(rules.ranks) if r != rank)
                 )
                 holding = sum(1 for s, size in enumerate(public.hand_sizes) if size and s != asker)
-                endgame = ExpertCPU.weighs_endgame(rules) and holding == 1 and public.pool_size <= 8
+                endgame = (
+                    ExpertCPU.weighs_endgame(rules)
+                    and holding == 1
+                    and public.pool_size <= ENDGAME_POOL
+                )
                 if not endgame:
                     energy += int(np.maximum(held - held[rank], 0).sum())
         public.update(game.ask(target, rank))

@@ -54,6 +54,10 @@ SEARCH_MOVES = 2_000  # the local search's moves from one start (most need under
 SEARCH_STARTS = 100  # fresh starts before the sampler gives up
 ASSUMED_STARTS = 5  # the same with the sure-hit assumption, before it is dropped
 VIEWER_GROUP, OTHERS_GROUP = 0, 1
+# Asks with this many cards in the pool or fewer, one other hand holding cards, are not
+# weighed by ``most_held``: there ``expert``'s price of a plain miss (20 x 0.6 ** (pool - 1))
+# outweighs a card.
+ENDGAME_POOL = 6
 
 
 class SamplerError(ValueError):
@@ -253,9 +257,9 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
     """For the index of each ask in the view's public log, what the table knew just before
     it: (whether it was a sure hit, the ranks another seat than the asker was proved to
     hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
-    cards, 8 or fewer in the pool). The public knowledge is replayed once per game and
-    carried on from decision to decision (kept with the game's ``Deal``, whose identity
-    marks the game)."""
+    cards, ``ENDGAME_POOL`` or fewer in the pool). The public knowledge is replayed once
+    per game and carried on from decision to decision (kept with the game's ``Deal``,
+    whose identity marks the game)."""
     events = view.knowledge.events
     deal = events[0]
     kept = _FACTS.get(id(deal))
@@ -274,7 +278,7 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
             holding = sum(
                 1 for seat, size in enumerate(public.hand_sizes) if size and seat != asker
             )
-            endgame = weighs_endgame and holding == 1 and public.pool_size <= 8
+            endgame = weighs_endgame and holding == 1 and public.pool_size <= ENDGAME_POOL
             facts[index] = (bool(least[event.target, event.rank]), others_proved, endgame)
     _FACTS[id(deal)] = (deal, public, max(read, len(events)), facts)
     return facts
