@@ -30,6 +30,16 @@ they are slightly correlated, and the chain is only known to reach every consist
 where it was measured: tests/test_worlds.py and ``benchmarks/world_sampler.py`` measure
 the distance to the exact distribution on positions small enough to enumerate.
 
+A model of how the others play (``assume_sure_hits``, ``most_held``): every seat but the
+viewer is assumed to take a sure hit when it holds one (at each ask that was not a sure
+hit, the asker held none of the ranks another seat was proved to hold just before: one more
+``NONE`` constraint), and to ask for the rank it holds most of (a ``MOST`` mark at each
+such ask, outside the end ``ENDGAME_POOL`` describes; a world is weighted ``exp(-most_held
+x energy)``, the energy being the cards by which other ranks outnumbered the rank asked).
+The chain's stationary distribution is then the uniform one over the deals consistent with
+the log and the assumption, reweighted by the energy. A seat seen passing up a sure hit is
+assumed nothing of; if no world fits the assumption, the sampler drops it (and the weight).
+
 Exact-card asks are not sampled (their constraints are per card, not per rank): the
 sampler refuses them.
 """
