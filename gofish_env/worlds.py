@@ -110,7 +110,8 @@ def build_model(
 ) -> HistoryModel:
     """The ``HistoryModel`` of the game ``view`` sees, from its public log and own hand.
     ``assume_sure_hits``: also assume every other seat asks for a sure hit when it holds
-    one (see ``WorldSampler``)."""
+    one; ``most_held``: mark the others' asks the energy of ``most_held`` weighs (see the
+    module docstring)."""
     rules = view.rules
     if rules.ask_for != "rank":
         raise SamplerError("ask_for: the world sampler handles rank asks only (got 'card')")
@@ -259,7 +260,7 @@ def build_model(
     )
 
 
-_FACTS: dict[int, tuple] = {}  # id(Deal) -> (Deal, PublicKnowledge, events read, facts)
+_FACTS: dict[int, tuple] = {}  # id(Deal) -> (events read, PublicKnowledge after them, facts)
 _KEPT_FACTS = 16
 
 
@@ -268,18 +269,21 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
     it: (whether it was a sure hit, the ranks another seat than the asker was proved to
     hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
     cards, ``ENDGAME_POOL`` or fewer in the pool). The public knowledge is replayed once
-    per game and carried on from decision to decision (kept with the game's ``Deal``,
-    whose identity marks the game)."""
+    per game and carried on from decision to decision: kept with the very events read,
+    and used again only for a log that begins with those same event objects."""
     events = view.knowledge.events
-    deal = events[0]
-    kept = _FACTS.get(id(deal))
-    if kept is None or kept[0] is not deal or kept[2] > len(events):
+    kept = _FACTS.get(id(events[0]))
+    if (
+        kept is None
+        or len(kept[0]) > len(events)
+        or any(old is not new for old, new in zip(kept[0], events, strict=False))
+    ):
         if len(_FACTS) >= _KEPT_FACTS:
             _FACTS.pop(next(iter(_FACTS)))
-        kept = (deal, PublicKnowledge(view.rules), 0, {})
-    deal, public, read, facts = kept
+        kept = ([events[0]], PublicKnowledge(view.rules), {})
+    read, public, facts = kept
     weighs_endgame = ExpertCPU.weighs_endgame(view.rules)
-    for index in range(max(read, 1), len(events)):
+    for index in range(len(read), len(events)):
         public.update([events[index - 1]])
         event = events[index]
         if type(event) is Ask:
@@ -290,7 +294,7 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
             )
             endgame = weighs_endgame and holding == 1 and public.pool_size <= ENDGAME_POOL
             facts[index] = (bool(least[event.target, event.rank]), others_proved, endgame)
-    _FACTS[id(deal)] = (deal, public, max(read, len(events)), facts)
+    _FACTS[id(events[0])] = (list(events), public, facts)
     return facts
 
 

@@ -4,7 +4,9 @@ exact one (uniform over consistent deals)."""
 
 from __future__ import annotations
 
+import copy
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from test_no_leak import alternative_worlds, make_scenario
 
 from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
+from gofish_env import worlds as worlds_module
 from gofish_env.cpus import make_cpu
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.worlds import SamplerError, WorldSampler
@@ -233,6 +236,28 @@ def test_the_sure_hit_assumption_is_dropped_when_the_log_rules_it_out():
     drawn = sampler.sample(50, keep_deals=True)
     for index in range(len(drawn)):
         assert enumeration.replayed_events(drawn, index) == list(game.events)
+
+
+def test_what_the_table_knew_at_each_ask_is_read_from_this_very_log():
+    """``ask_facts`` carries its replay from decision to decision of one game, and starts
+    afresh for a log that shares the first events but not the rest, however long."""
+    short = KnowledgeTracker(played(Rules(players=3), 4, 12, "hard")).view(0)
+    long_game = played(Rules(players=3), 4, 40, "expert")  # the same deal, other asks
+    events = short.knowledge.events
+    fork = SimpleNamespace(
+        rules=short.rules,
+        knowledge=SimpleNamespace(events=[*events[:5], *long_game.events[5:]]),
+    )
+    assert len(fork.knowledge.events) > len(events)
+    worlds_module._FACTS.clear()
+    expected = copy.deepcopy(worlds_module.ask_facts(fork))
+    worlds_module._FACTS.clear()
+    worlds_module.ask_facts(short)  # the short game read first, then the fork
+    got = worlds_module.ask_facts(fork)
+    assert got.keys() == expected.keys()
+    for index, (sure, proved, endgame) in expected.items():
+        assert got[index][0] == sure and got[index][2] == endgame
+        assert np.array_equal(got[index][1], proved)
 
 
 def test_the_same_seed_gives_the_same_worlds():
