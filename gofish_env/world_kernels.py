@@ -331,10 +331,11 @@ def walk(
     # Which hands have weighed asks (index seat + 1; 0 is the pool): the others' swaps are
     # kept or refused by the constraints alone.
     weighed = np.zeros(op_start.size, np.bool_)
-    for seat in range(op_start.size - 1):
-        for k in range(op_start[seat], op_start[seat + 1]):
-            if ops[k, 0] == MOST:
-                weighed[seat + 1] = True
+    if beta > 0:
+        for seat in range(op_start.size - 1):
+            for k in range(op_start[seat], op_start[seat + 1]):
+                if ops[k, 0] == MOST:
+                    weighed[seat + 1] = True
     for _ in range(steps):
         i = movers[below(state, movers.size)]
         j = free[below(state, free.size)]
