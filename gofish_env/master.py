@@ -78,6 +78,7 @@ class MasterCPU(CPU):
         most_held: float = DEFAULT_MOST_HELD,
     ):
         from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
+        from gofish_env.worlds import check_play_model
 
         if rollouts not in COMPILED:
             raise ValueError(f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED)}")
@@ -98,14 +99,7 @@ class MasterCPU(CPU):
                 f"at every decision)"
             )
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
-        if not isinstance(assume_sure_hits, bool):
-            raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
-        if (
-            isinstance(most_held, bool)
-            or not isinstance(most_held, int | float)
-            or not most_held >= 0
-        ):
-            raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
+        check_play_model(assume_sure_hits, most_held)
         self.assume_sure_hits = assume_sure_hits
         self.most_held = float(most_held)
         self.expert = ExpertCPU(seed)

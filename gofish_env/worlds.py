@@ -298,6 +298,14 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
     return facts
 
 
+def check_play_model(assume_sure_hits: bool, most_held: float) -> None:
+    """Refuse settings of the model of the others' play, naming the field."""
+    if not isinstance(assume_sure_hits, bool):
+        raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
+    if isinstance(most_held, bool) or not isinstance(most_held, int | float) or not most_held >= 0:
+        raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
+
+
 class WorldSampler:
     """Draws worlds consistent with what ``view.seat`` may know (see the module docstring).
 
@@ -316,14 +324,7 @@ class WorldSampler:
     ):
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
             raise ValueError(f"steps: got {steps!r}; allowed: an integer >= 1")
-        if not isinstance(assume_sure_hits, bool):
-            raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
-        if (
-            isinstance(most_held, bool)
-            or not isinstance(most_held, int | float)
-            or not most_held >= 0
-        ):
-            raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
+        check_play_model(assume_sure_hits, most_held)
         self.view = view
         self.steps = steps
         self._state = np.array([seed % 2**64], np.uint64)

@@ -179,18 +179,24 @@ def test_the_worlds_now_are_not_uniform_but_weighted_by_their_deals():
     assert len(set(np.round(list(exact.now.values()), 9))) > 1
 
 
+def three_seats_after(seat_1: str, asks) -> Game:
+    """Three seats with 2s to 5s left (the rest caught), seat 1 holding ``seat_1``, after
+    ``asks`` ((target, rank index), in turn)."""
+    game = position(
+        ["2H 3H 4H", seat_1, "4D 5D 2D"],
+        catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
+        rules=Rules(players=3),
+    )
+    for target, rank in asks:
+        game.ask(target, rank)
+    return game
+
+
 def sure_hit_position() -> Game:
     """Seat 0 asks seat 2 for 3s and misses (it holds a 3: a sure hit for the others from
     then on); seat 1 asks seat 2 for 5s, hits, and asks seat 0 for 2s. Seat 1 passed up
     the 3s only if it held none: under the assumption, seat 2 sees fewer worlds."""
-    game = position(
-        ["2H 3H 4H", "2C 4C 5C", "4D 5D 2D"],
-        catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
-        rules=Rules(players=3),
-    )
-    for target, rank in ((2, 1), (2, 3), (0, 0)):
-        game.ask(target, rank)
-    return game
+    return three_seats_after("2C 4C 5C", ((2, 1), (2, 3), (0, 0)))
 
 
 @pytest.mark.parametrize("most_held", [0.0, 1.0])
@@ -222,13 +228,7 @@ def test_the_sure_hit_assumption_is_dropped_when_the_log_rules_it_out():
     """Seat 1 asks for 5s (a hit) while seat 0 is proved to hold a 3, then asks seat 0 for
     3s with no draw between: it held a 3 and passed the sure hit up. No world fits the
     assumption, so the sampler drops it and samples the plain worlds."""
-    game = position(
-        ["2H 3H 4H", "2C 3C 5C", "4D 5D 2D"],
-        catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
-        rules=Rules(players=3),
-    )
-    for target, rank in ((2, 1), (2, 3), (0, 1)):
-        game.ask(target, rank)
+    game = three_seats_after("2C 3C 5C", ((2, 1), (2, 3), (0, 1)))
     view = KnowledgeTracker(game).view(2)
     assert not view.knowledge.skips_sure_hits[1]  # the public bounds do not see it
     sampler = WorldSampler(view, seed=1, assume_sure_hits=True, most_held=2.0)
