@@ -67,7 +67,12 @@ def test_a_run_s_file_names_its_table_row(tmp_path, capsys, name, flags, row):
 
 def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys):
     out = tmp_path / "p2-s8.jsonl"
-    for flag, value in (("--margin", "-1"), ("--pool-limit", "-2"), ("--rollouts", "master")):
+    for flag, value in (
+        ("--margin", "-1"),
+        ("--pool-limit", "-2"),
+        ("--rollouts", "master"),
+        ("--most-held", "-1"),
+    ):
         with pytest.raises(SystemExit):
             main(["--players", "2", "--deals", "1", flag, value, "--out", str(out)])
         assert flag in capsys.readouterr().err
