@@ -9,9 +9,8 @@ needs; search only when the pool holds at most that many cards, ``none``: at eve
 decision; the compiled level that plays the rollouts; the sampler's model of how the others
 play); name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
 ``--table``, with ``-r{level}`` added when the rollouts are not ``hard``'s and
-``-a1-h{most held}`` when the sampler models the others' play (the default now, with
-most held 0 at two players and 2.0 at more; a file without them was run with the plain
-sampler, as before the model; a file named
+``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
+without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 
@@ -58,7 +57,7 @@ def entrants(
     pool_limit: int | None = DEFAULT_POOL_LIMIT,
     rollouts: str = DEFAULT_ROLLOUTS,
     assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
-    most_held: float | None = DEFAULT_MOST_HELD,
+    most_held: float = DEFAULT_MOST_HELD,
 ):
     master = MasterCPU(
         0,
@@ -201,8 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         "--most-held",
         type=float,
         default=DEFAULT_MOST_HELD,
-        help="weight of worlds where the others asked for the rank they held most of "
-        "(default: master's by table, 0 at two players and 2.0 at more)",
+        help="weight of worlds where the others asked for the rank they held most of",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=40)

@@ -45,11 +45,7 @@ DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choi
 DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
 DEFAULT_ROLLOUTS = "hard"  # the compiled level that plays every seat of a rollout
 DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
-# The weight against worlds where the others asked a rank they held fewer of, by table (None:
-# this default): 2.0 helped at four players, and cost at two (docs/baselines.md).
-DEFAULT_MOST_HELD = None
-MOST_HELD_BY_TABLE = {2: 0.0}  # players -> weight; more players: MOST_HELD_OTHERWISE
-MOST_HELD_OTHERWISE = 2.0
+DEFAULT_MOST_HELD = 2.0  # weight against worlds where the others asked a rank they held fewer of
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 
@@ -79,7 +75,7 @@ class MasterCPU(CPU):
         pool_limit: int | None = DEFAULT_POOL_LIMIT,
         rollouts: str = DEFAULT_ROLLOUTS,
         assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
-        most_held: float | None = DEFAULT_MOST_HELD,
+        most_held: float = DEFAULT_MOST_HELD,
     ):
         from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
         from gofish_env.worlds import check_play_model
@@ -103,20 +99,14 @@ class MasterCPU(CPU):
                 f"at every decision)"
             )
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
-        check_play_model(assume_sure_hits, 0.0 if most_held is None else most_held)
+        check_play_model(assume_sure_hits, most_held)
         self.assume_sure_hits = assume_sure_hits
-        self.most_held = None if most_held is None else float(most_held)
+        self.most_held = float(most_held)
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         self.overrides_made = 0  # searches whose result was not expert's choice
         self._decided = None  # (position, ask) decided by ``scores``, for the next ``choose``
         super().__init__(seed)
-
-    def most_held_at(self, players: int) -> float:
-        """The sampler's ``most_held`` weight at a table of ``players``."""
-        if self.most_held is not None:
-            return self.most_held
-        return MOST_HELD_BY_TABLE.get(players, MOST_HELD_OTHERWISE)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -200,10 +190,7 @@ class MasterCPU(CPU):
         count = max(1, self.simulations // len(keys))
         seed = self.rng.getrandbits(63)
         sampler = WorldSampler(
-            view,
-            seed=seed,
-            assume_sure_hits=self.assume_sure_hits,
-            most_held=self.most_held_at(view.rules.players),
+            view, seed=seed, assume_sure_hits=self.assume_sure_hits, most_held=self.most_held
         )
         worlds = sampler.sample(count, keep_deals=True)
         share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
