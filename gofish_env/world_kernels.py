@@ -11,6 +11,8 @@ of operations on its counts, in the order of the public log:
 - ``GAIN``: cards received on a hit; ``GIVE``: cards handed over on a hit (the count
   held must be exactly that), ``NONE``: a miss (none held), ``HAS``: an ask (at least one
   held), ``CATCH``: a catch laid (a full set held);
+- ``MOST``: an ask the model of the others' play weighs (``seat_energy``): no
+  constraint, a weight on worlds where other ranks outnumbered the rank asked;
 - ``ends`` marks the last operation of a group (a deal, a hit received, a draw, with the
   catches they complete): after it no rank may hold a full set, or it would have been laid.
 
