@@ -454,16 +454,20 @@ class ExpertCPU(CardTrackingCPU):
             and rules.game_end == "last_catch"
         )
 
+    @classmethod
+    def endgame_race(cls, rules, hand_sizes, seat: int) -> bool:
+        """Whether the race ``_endgame_weight`` prices can be on for ``seat`` (given cards
+        left in the pool): the rules have it and exactly one other hand holds cards."""
+        others = sum(1 for other, size in enumerate(hand_sizes) if size and other != seat)
+        return cls.weighs_endgame(rules) and others == 1
+
     def _endgame_weight(self, view: PlayerView) -> float:
         """How much a plain miss (no hit, asked rank not fished) costs near the end of the
         pool when only one other seat holds cards: whoever starts a turn with the pool nearly
         empty can often chain sure hits and shown draws to its last card, then sweep every
         rank both hands share (every ask hits once the pool is empty). Zero otherwise."""
         pool = view.pool_size
-        if not pool or not self.weighs_endgame(view.rules):
-            return 0.0
-        holding = sum(1 for seat, size in enumerate(view.hand_sizes) if size and seat != view.seat)
-        if holding != 1:
+        if not pool or not self.endgame_race(view.rules, view.hand_sizes, view.seat):
             return 0.0
         return self.ENDGAME_WEIGHT * self.ENDGAME_DECAY ** (pool - 1)
 

@@ -142,11 +142,8 @@ def play_model(worlds: SampledWorlds, index: int = 0) -> tuple[int, int]:
                 passed_up += int(
                     any(held[r] and proved[r] for r in range(rules.ranks) if r != rank)
                 )
-                holding = sum(1 for s, size in enumerate(public.hand_sizes) if size and s != asker)
-                endgame = (
-                    ExpertCPU.weighs_endgame(rules)
-                    and holding == 1
-                    and public.pool_size <= ENDGAME_POOL
+                endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
+                    rules, public.hand_sizes, asker
                 )
                 if not endgame:
                     energy += int(np.maximum(held - held[rank], 0).sum())

@@ -282,17 +282,15 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
             _FACTS.pop(next(iter(_FACTS)))
         kept = ([events[0]], PublicKnowledge(view.rules), {})
     read, public, facts = kept
-    weighs_endgame = ExpertCPU.weighs_endgame(view.rules)
     for index in range(len(read), len(events)):
         public.update([events[index - 1]])
         event = events[index]
         if type(event) is Ask:
             least, asker = public.least, event.asker
             others_proved = np.delete(least, asker, axis=0).max(axis=0) > 0
-            holding = sum(
-                1 for seat, size in enumerate(public.hand_sizes) if size and seat != asker
+            endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
+                view.rules, public.hand_sizes, asker
             )
-            endgame = weighs_endgame and holding == 1 and public.pool_size <= ENDGAME_POOL
             facts[index] = (bool(least[event.target, event.rank]), others_proved, endgame)
     _FACTS[id(events[0])] = (list(events), public, facts)
     return facts
