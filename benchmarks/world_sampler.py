@@ -41,6 +41,7 @@ MODELS = (
     ("plain", False, 0.0),
     ("sure hits", True, 0.0),
     ("sure hits + most held 2.0", True, 2.0),
+    ("sure hits + most held 8.0", True, 8.0),  # master's default
 )
 
 

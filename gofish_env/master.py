@@ -45,7 +45,7 @@ DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choi
 DEFAULT_POOL_LIMIT = 8  # search once the pool holds this many cards or fewer
 DEFAULT_ROLLOUTS = "hard"  # the compiled level that plays every seat of a rollout
 DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
-DEFAULT_MOST_HELD = 2.0  # weight against worlds where the others asked a rank they held fewer of
+DEFAULT_MOST_HELD = 8.0  # weight against worlds where the others asked a rank they held fewer of
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 

@@ -125,8 +125,8 @@ def play_model(worlds: SampledWorlds, index: int = 0) -> tuple[int, int]:
     """How far world ``index``'s deal, replayed with the public asks, strays from the
     sampler's model of how the others play (every seat but the viewer and those the view
     saw passing up a sure hit): (the asks made while holding a sure hit of another rank,
-    the cards by which another rank outnumbered the rank asked at the asks that were not
-    sure hits, outside the endgame ``ExpertCPU`` weighs)."""
+    the cards by which another rank, one some other seat could hold, outnumbered the rank
+    asked at the asks that were not sure hits, outside the endgame ``ExpertCPU`` weighs)."""
     view = worlds.view
     rules = view.rules
     game = worlds.dealt_game(index)
@@ -146,7 +146,19 @@ def play_model(worlds: SampledWorlds, index: int = 0) -> tuple[int, int]:
                     rules, public.hand_sizes, asker
                 )
                 if not endgame:
-                    energy += int(np.maximum(held - held[rank], 0).sum())
+                    others = [seat for seat in range(rules.players) if seat != asker]
+                    may_hold = [
+                        any(
+                            public.hand_sizes[seat]
+                            and public.most[seat, r]
+                            and public.sure_hit_most[seat, r]
+                            for seat in others
+                        )
+                        for r in range(rules.ranks)
+                    ]
+                    energy += sum(
+                        max(int(held[r] - held[rank]), 0) for r in range(rules.ranks) if may_hold[r]
+                    )
         public.update(game.ask(target, rank))
     return passed_up, energy
 

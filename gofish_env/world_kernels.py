@@ -12,7 +12,8 @@ of operations on its counts, in the order of the public log:
   held must be exactly that), ``NONE``: a miss (none held), ``HAS``: an ask (at least one
   held), ``CATCH``: a catch laid (a full set held);
 - ``MOST``: an ask the model of the others' play weighs (``seat_energy``): no
-  constraint, a weight on worlds where other ranks outnumbered the rank asked;
+  constraint, a weight on worlds where other ranks outnumbered the rank asked (its value:
+  the ranks no other seat could hold, left out, as bits);
 - ``ends`` marks the last operation of a group (a deal, a hit received, a draw, with the
   catches they complete): after it no rank may hold a full set, or it would have been laid.
 
@@ -285,9 +286,9 @@ def seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts):
             counts[rank] = 0
         elif kind == CATCH:
             counts[rank] -= set_size
-        elif kind == MOST:
+        elif kind == MOST:  # ``value``: the ranks left out, as bits
             for other in range(counts.size):
-                if counts[other] > counts[rank]:
+                if counts[other] > counts[rank] and not (value >> other) & 1:
                     energy += counts[other] - counts[rank]
     return energy
 

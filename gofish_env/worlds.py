@@ -169,14 +169,14 @@ def build_model(
         if kind is Ask:
             asker = event.asker
             if facts and asker != view.seat and not skips[asker]:
-                sure, others_proved, endgame = facts[index]
+                sure, others_proved, endgame, barred = facts[index]
                 if not sure:  # it held no rank another seat was proved to hold
                     if assume_sure_hits:
                         for rank in np.flatnonzero(others_proved):
                             if rank != event.rank:
                                 add(asker, kernels.NONE, int(rank))
                     if most_held and not endgame:
-                        add(asker, kernels.MOST, event.rank)
+                        add(asker, kernels.MOST, event.rank, rank_mask(barred))
             add(asker, kernels.HAS, event.rank)
             asked = event.rank
         elif kind is Hit:
@@ -264,11 +264,12 @@ _FACTS: dict[int, tuple] = {}  # id(Deal) -> (events read, PublicKnowledge after
 _KEPT_FACTS = 16
 
 
-def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
+def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool, np.ndarray]]:
     """For the index of each ask in the view's public log, what the table knew just before
     it: (whether it was a sure hit, the ranks another seat than the asker was proved to
     hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
-    cards, ``ENDGAME_POOL`` or fewer in the pool). The public knowledge is replayed once
+    cards, ``ENDGAME_POOL`` or fewer in the pool, and the ranks no other seat could hold,
+    ``barred_ranks``). The public knowledge is replayed once
     per game and carried on from decision to decision: kept with the very events read,
     and used again only for a log that begins with those same event objects."""
     events = view.knowledge.events
@@ -291,9 +292,30 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool]]:
             endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
                 view.rules, public.hand_sizes, asker
             )
-            facts[index] = (bool(least[event.target, event.rank]), others_proved, endgame)
+            facts[index] = (
+                bool(least[event.target, event.rank]),
+                others_proved,
+                endgame,
+                barred_ranks(public, asker),
+            )
     _FACTS[id(events[0])] = (list(events), public, facts)
     return facts
+
+
+def barred_ranks(public: PublicKnowledge, asker: int) -> np.ndarray:
+    """The ranks no seat but ``asker`` may hold, as the table sees it (none of them holds
+    cards, or each is proved to hold none, or holds none if it takes sure hits). An ask for
+    one cannot hit, and ``expert`` asks one only when no other rank may (``MAY_HIT``), so
+    the model leaves them out of the rank held most of."""
+    may_hold = np.minimum(public.most, public.sure_hit_most) > 0
+    may_hold &= np.array(public.hand_sizes)[:, None] > 0
+    may_hold[asker] = False
+    return ~may_hold.any(axis=0)
+
+
+def rank_mask(ranks: np.ndarray) -> int:
+    """A boolean row of ranks as the bits of one integer (rank r is bit r)."""
+    return int(sum(1 << int(rank) for rank in np.flatnonzero(ranks)))
 
 
 def check_play_model(assume_sure_hits: bool, most_held: float) -> None:

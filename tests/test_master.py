@@ -61,7 +61,7 @@ def test_bad_play_model_settings_are_refused_naming_the_field():
 
 def test_the_play_model_reaches_the_sampler():
     """``assume_sure_hits`` and ``most_held`` are the sampler's: by default the others are
-    assumed to take sure hits and to ask what they hold most of (weight 2), at every
+    assumed to take sure hits and to ask what they hold most of (weight 8), at every
     table."""
     views = []
     for players in (4, 2):
@@ -82,7 +82,7 @@ def test_the_play_model_reaches_the_sampler():
         MasterCPU(1, simulations=8).values(two, sorted(set(two.legal_asks))[:2])
         MasterCPU(1, simulations=8, assume_sure_hits=False, most_held=0).values(view, keys)
         MasterCPU(1, simulations=8, most_held=3).values(two, sorted(set(two.legal_asks))[:2])
-    assert seen == [(True, 2.0), (True, 2.0), (False, 0.0), (True, 3.0)]
+    assert seen == [(True, 8.0), (True, 8.0), (False, 0.0), (True, 3.0)]
 
 
 def test_a_rollout_level_that_is_not_compiled_is_refused_naming_the_allowed_ones():

@@ -20,10 +20,15 @@ def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
     and modelling the others' play (expert's, here) puts fewer cards in the wrong hand."""
     rows = _benchmark("world_sampler").closeness(players=2, games=4, pool=8, worlds=40)
     by_name = {name: (decisions, misplaced, right) for name, decisions, misplaced, right, _ in rows}
-    assert list(by_name) == ["plain", "sure hits", "sure hits + most held 2.0"]
+    assert list(by_name) == [
+        "plain",
+        "sure hits",
+        "sure hits + most held 2.0",
+        "sure hits + most held 8.0",
+    ]
     assert len({decisions for decisions, _, _ in by_name.values()}) == 1
     assert all(decisions > 0 and 0 <= right <= 1 for decisions, _, right in by_name.values())
-    assert by_name["sure hits + most held 2.0"][1] < by_name["plain"][1]
+    assert by_name["sure hits + most held 8.0"][1] < by_name["plain"][1]
 
 
 def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path, capsys):

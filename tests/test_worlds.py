@@ -10,13 +10,14 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from helpers import position
+from helpers import position, rank
 from test_no_leak import alternative_worlds, make_scenario
 
 from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
 from gofish_env import worlds as worlds_module
 from gofish_env.cpus import make_cpu
+from gofish_env.events import Ask
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.worlds import SamplerError, WorldSampler
 
@@ -187,8 +188,8 @@ def three_seats_after(seat_1: str, asks) -> Game:
         catches=[["6", "7", "8"], ["9", "10", "J"], ["Q", "K", "A"]],
         rules=Rules(players=3),
     )
-    for target, rank in asks:
-        game.ask(target, rank)
+    for target, asked in asks:
+        game.ask(target, asked)
     return game
 
 
@@ -255,9 +256,10 @@ def test_what_the_table_knew_at_each_ask_is_read_from_this_very_log():
     worlds_module.ask_facts(short)  # the short game read first, then the fork
     got = worlds_module.ask_facts(fork)
     assert got.keys() == expected.keys()
-    for index, (sure, proved, endgame) in expected.items():
+    for index, (sure, proved, endgame, barred) in expected.items():
         assert got[index][0] == sure and got[index][2] == endgame
         assert np.array_equal(got[index][1], proved)
+        assert np.array_equal(got[index][3], barred)
 
 
 def test_the_same_seed_gives_the_same_worlds():
@@ -286,3 +288,35 @@ def test_refusals_name_what_was_wrong():
     card_game = Game(Rules.preset("authors", players=3), seed=1)
     with pytest.raises(SamplerError, match="ask_for"):
         WorldSampler(KnowledgeTracker(card_game).view(0))
+
+
+def test_the_play_model_leaves_out_ranks_no_other_seat_could_hold():
+    """Seat 1 asks seat 0 for 3s, misses and fishes a 3 (shown), then asks for 5s. Seat 0
+    has just said go fish to 3s: no 3 could hit, so asking for 5s while holding more 3s is
+    what ``expert`` does, and the model weighs that ask against the other ranks only."""
+    game = position(
+        ["2H 4H 5H", "3C 3D 5C"],
+        pool_top="3H",
+        catches=[["6", "7", "8", "9", "10"], ["J", "Q", "K", "A"]],
+        rules=Rules(players=2),
+        first_player=1,
+    )
+    game.ask(0, rank("3"))
+    game.ask(0, rank("5"))
+    view = KnowledgeTracker(game).view(0)
+    asks = [index for index, event in enumerate(game.events) if type(event) is Ask]
+    facts = worlds_module.ask_facts(view)
+    assert list(np.flatnonzero(facts[asks[0]][3])) == []
+    assert list(np.flatnonzero(facts[asks[1]][3])) == [rank("3")]
+    sampler = WorldSampler(view, seed=5, steps=16, assume_sure_hits=True, most_held=8.0)
+    exact = enumeration.exact_worlds(sampler)
+    drawn = sampler.sample(5_000, keep_deals=True)
+    by_deal, by_now = enumeration.sampled_keys(drawn)
+    for frequencies, probabilities in ((by_deal, exact.deal), (by_now, exact.now)):
+        comparison = enumeration.compare(frequencies, probabilities)
+        assert comparison.outside == 0
+        assert comparison.tv <= comparison.tv_perfect_95, comparison
+    # Seat 1 dealt three 3s asked for 5s holding three 3s and one 5: no weight against it.
+    three_threes = [i for i in range(len(drawn)) if drawn.hands[i, 1, rank("3")] == 3]
+    assert len(three_threes) > 500
+    assert all(enumeration.play_model(drawn, i) == (0, 0) for i in three_threes[:20])
