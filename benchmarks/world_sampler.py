@@ -13,7 +13,9 @@ and how far the exact worlds now are from uniform over them. Closeness to the tr
 ``--truth-pool`` cards or fewer (where ``master`` searches), how far the sampled hands of
 the other seats are from their true hands (cards misplaced, summed over ranks and seats),
 and how often a world has every other hand right, for each model of how the others play
-(``MODELS``).
+(``MODELS``). The model's fit (``--fit-games``): how often ``expert``'s plain asks are
+for the rank it holds most of, the rule ``most_held`` weighs, before the end of the pool
+and within the end it leaves out.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from rich.table import Table
 from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
 from gofish_env.cli import check_count, parse_players_list
-from gofish_env.cpus import make_cpu
+from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.worlds import WorldSampler
+from gofish_env.worlds import ENDGAME_POOL, WorldSampler, barred_ranks
 
 STAGES = (10, 30, 60)
 # (name, assume_sure_hits, most_held): the plain sampler and the models of the others' play
@@ -105,6 +107,40 @@ def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
     ]
 
 
+def most_held_fit(players: int, games: int) -> list[tuple[str, int, float, float, float]]:
+    """How often ``expert``'s plain asks (not a sure hit, and holding none of the ranks
+    another seat was proved to hold) are for the rank it holds most of, as the model reads
+    them (ranks no other seat could hold left out): (stage, asks, shares of asks with no
+    rank held more, one card more, two or more), before the end of the pool the model
+    leaves out and at each pool size within it."""
+    deficits: dict[str, list[int]] = {}
+    for number in range(games):
+        game = Game(Rules(players=players), seed=2000 + number)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", 11 * number + seat) for seat in range(players)]
+        while not game.is_over:
+            seat = game.current_player
+            view = tracker.view(seat)
+            target, rank = cpus[seat].choose(view)
+            public = view.knowledge
+            held = np.array(game.hand_counts(seat))
+            proved = np.delete(public.least, seat, axis=0).max(axis=0) > 0
+            if not public.least[target, rank] and not (held.astype(bool) & proved).any():
+                endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
+                    public.rules, public.hand_sizes, seat
+                )
+                stage = f"the end, pool {public.pool_size}" if endgame else "before the end"
+                counted = np.where(barred_ranks(public, seat), 0, held)
+                deficits.setdefault(stage, []).append(int(max(counted.max() - held[rank], 0)))
+            game.ask(target, rank)
+    rows = []
+    for stage in sorted(deficits, key=lambda name: (name != "before the end", name)):
+        counts = np.bincount(np.minimum(deficits[stage], 2), minlength=3)
+        shares = counts / counts.sum()
+        rows.append((stage, int(counts.sum()), *map(float, shares)))
+    return rows
+
+
 def small_positions():
     """(name, game) of positions small enough to enumerate."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -130,8 +166,18 @@ def main(argv: list[str] | None = None) -> None:
         "--truth-pool", type=int, default=8, help="closeness at this many pool cards or fewer"
     )
     parser.add_argument("--truth-worlds", type=int, default=170, help="worlds a decision")
+    parser.add_argument(
+        "--fit-games", type=int, default=100, help="expert games a table, for the asks' fit"
+    )
     args = parser.parse_args(argv)
-    for flag in ("--worlds", "--repeats", "--exact-samples", "--truth-games", "--truth-worlds"):
+    for flag in (
+        "--worlds",
+        "--repeats",
+        "--exact-samples",
+        "--truth-games",
+        "--truth-worlds",
+        "--fit-games",
+    ):
         check_count(parser, flag, getattr(args, flag[2:].replace("-", "_")))
     if args.truth_pool < 0:
         parser.error(f"--truth-pool: got {args.truth_pool}; allowed: an integer >= 0")
@@ -193,6 +239,15 @@ def main(argv: list[str] | None = None) -> None:
                 str(players), name, str(decisions), f"{misplaced:.3f}", f"{right:.3f}", f"{ms:.1f}"
             )
     console.print(truth)
+    fit = Table(
+        title=f"expert's plain asks: the rank it holds most of? ({args.fit_games} games a table)"
+    )
+    for column in ("players", "stage", "asks", "most held", "one card short", "two or more"):
+        fit.add_column(column, justify="right")
+    for players in args.players:
+        for stage, asks, *shares in most_held_fit(players, args.fit_games):
+            fit.add_row(str(players), stage, str(asks), *(f"{share:.3f}" for share in shares))
+    console.print(fit)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,17 @@ def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
     assert by_name["sure hits + most held 8.0"][1] < by_name["plain"][1]
 
 
+def test_the_model_s_fit_to_expert_s_asks_is_measured_by_stage():
+    """benchmarks/world_sampler.py's fit: before the end of the pool, expert's plain asks
+    are for the rank it holds most of (what ``most_held`` weighs), and each stage's shares
+    add up to one."""
+    rows = _benchmark("world_sampler").most_held_fit(players=2, games=4)
+    assert rows[0][0] == "before the end"
+    assert all(stage.startswith("the end, pool ") for stage, *_ in rows[1:])
+    assert all(asks > 0 and abs(sum(shares) - 1) < 1e-9 for _, asks, *shares in rows)
+    assert rows[0][2] > 0.95
+
+
 def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path, capsys):
     """benchmarks/master_oracle.py: its worlds are the true hands (the pool shuffled), and
     --compare pairs its deals with a master_strength file's."""
