@@ -11,7 +11,8 @@ real choice, ``master``:
    once (it keeps the turn whatever the hidden cards are);
 2. draws ``simulations // candidates`` worlds (at least one) from its ``PlayerView`` with
    the world sampler (``gofish_env.worlds``: consistent with the public log and its own
-   hand, uniform over consistent deals);
+   hand, read as the play of seats that take sure hits and ask for the rank they hold
+   most of: ``assume_sure_hits``, ``most_held``);
 3. in every world makes every candidate ask and has compiled CPUs (``rollouts``, ``hard``
    by default) play all seats to the end, every rollout in one call of the vector engine
    (``gofish_env.rollouts``); the same worlds and the same CPU seeds serve every

@@ -35,7 +35,8 @@ viewer is assumed to take a sure hit when it holds one (at each ask that was not
 hit, the asker held none of the ranks another seat was proved to hold just before: one more
 ``NONE`` constraint), and to ask for the rank it holds most of (a ``MOST`` mark at each
 such ask, outside the end ``ENDGAME_POOL`` describes; a world is weighted ``exp(-most_held
-x energy)``, the energy being the cards by which other ranks outnumbered the rank asked).
+x energy)``, the energy being the cards by which other ranks outnumbered the rank asked,
+ranks no other seat could hold left out: ``barred_ranks``).
 The chain's stationary distribution is then the uniform one over the deals consistent with
 the log and the assumption, reweighted by the energy. A seat seen passing up a sure hit is
 assumed nothing of; if no world fits the assumption, the sampler drops it (and the weight).
@@ -269,9 +270,9 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool, np.nd
     it: (whether it was a sure hit, the ranks another seat than the asker was proved to
     hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
     cards, ``ENDGAME_POOL`` or fewer in the pool, and the ranks no other seat could hold,
-    ``barred_ranks``). The public knowledge is replayed once
-    per game and carried on from decision to decision: kept with the very events read,
-    and used again only for a log that begins with those same event objects."""
+    ``barred_ranks``). The public knowledge is replayed once per game and carried on from
+    decision to decision: kept with the very events read, and used again only for a log
+    that begins with those same event objects."""
     events = view.knowledge.events
     kept = _FACTS.get(id(events[0]))
     if (
@@ -305,8 +306,8 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool, np.nd
 def barred_ranks(public: PublicKnowledge, asker: int) -> np.ndarray:
     """The ranks no seat but ``asker`` may hold, as the table sees it (none of them holds
     cards, or each is proved to hold none, or holds none if it takes sure hits). An ask for
-    one cannot hit, and ``expert`` asks one only when no other rank may (``MAY_HIT``), so
-    the model leaves them out of the rank held most of."""
+    one could not hit, and ``expert`` asks one only when no other rank may (``MAY_HIT``),
+    so the model leaves them out of the rank held most of."""
     may_hold = np.minimum(public.most, public.sure_hit_most) > 0
     may_hold &= np.array(public.hand_sizes)[:, None] > 0
     may_hold[asker] = False
