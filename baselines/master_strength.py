@@ -3,13 +3,14 @@
     python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 1024 \\
         --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0-a1-h2.0.jsonl
 
-``--simulations``, ``--margin``, ``--pool-limit``, ``--rollouts``, ``--assume-sure-hits``
-and ``--most-held`` set ``MasterCPU``'s (its defaults: how many standard errors an override
-needs; search only when the pool holds at most that many cards, ``none``: at every
-decision; the compiled level that plays the rollouts; the sampler's model of how the others
-play); name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
-``--table``, with ``-r{level}`` added when the rollouts are not ``hard``'s and
-``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
+``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
+``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s (its defaults: the asks
+each search compares; how many standard errors an override needs; search only when the
+pool holds at most that many cards, ``none``: at every decision; the compiled level that
+plays the rollouts; the sampler's model of how the others play); name a run's file
+``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
+``-r{level}`` added when the rollouts are not ``hard``'s, ``-c{candidates}`` when they are
+not 6, and ``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
 without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
@@ -40,6 +41,7 @@ from gofish_env.evaluation import Measurement, make_entrants, play_deals, summar
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
 from gofish_env.master import (
     DEFAULT_ASSUME_SURE_HITS,
+    DEFAULT_CANDIDATES,
     DEFAULT_MARGIN,
     DEFAULT_MOST_HELD,
     DEFAULT_POOL_LIMIT,
@@ -58,10 +60,12 @@ def entrants(
     rollouts: str = DEFAULT_ROLLOUTS,
     assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
     most_held: float = DEFAULT_MOST_HELD,
+    candidates: int = DEFAULT_CANDIDATES,
 ):
     master = MasterCPU(
         0,
         simulations=simulations,
+        candidates=candidates,
         margin=margin,
         pool_limit=pool_limit,
         rollouts=rollouts,
@@ -116,7 +120,7 @@ def table(paths: list[Path], chart: Path) -> str:
     results = []
     for path in paths:
         # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts},
-        # a1 (sure hits assumed) and h{most held}
+        # c{candidates}, a1 (sure hits assumed) and h{most held}
         parts = {part[0]: part[1:] for part in path.stem.split("-")}
         result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
         # A file named p{players}-s{simulations} alone: the first runs' settings.
@@ -126,6 +130,8 @@ def table(paths: list[Path], chart: Path) -> str:
             search.append(f"margin {parts.get('m', '2.5')}")
         if "r" in parts:
             search.append(f"{parts['r']} rollouts")
+        if "c" in parts:
+            search.append(f"{parts['c']} candidates")
         if parts.get("a") == "1":
             search.append("sure hits assumed")
         if float(parts.get("h", 0)):
@@ -179,6 +185,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=DEFAULT_CANDIDATES,
+        help=f"asks each search compares, expert's choice first (default {DEFAULT_CANDIDATES})",
+    )
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
     parser.add_argument(
         "--pool-limit",
@@ -233,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
             args.rollouts,
             args.assume_sure_hits,
             args.most_held,
+            args.candidates,
         )
     except ValueError as error:
         parser.error(f"--{error}")

@@ -10,7 +10,7 @@ import pytest
 
 from gofish_baselines.master_strength import entrants, main, read_records
 from gofish_env.cli import parse_pool_limit
-from gofish_env.master import DEFAULT_POOL_LIMIT
+from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT
 
 
 def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, capsys):
@@ -37,6 +37,8 @@ def test_the_settings_reach_master():
     assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level == "expert"
     plain = entrants(2, 8, assume_sure_hits=False, most_held=0.0)[0].spec
     assert (plain.assume_sure_hits, plain.most_held) == (False, 0.0)
+    assert entrants(2, 8)[0].spec.candidates == DEFAULT_CANDIDATES
+    assert entrants(2, 8, candidates=3)[0].spec.candidates == 3
 
 
 @pytest.mark.parametrize(
@@ -47,6 +49,11 @@ def test_the_settings_reach_master():
             "p2-s8-l4-m1.0-rexpert",
             ["--rollouts", "expert"],
             "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |",
+        ),
+        (
+            "p2-s8-l4-m1.0-c3",
+            ["--candidates", "3"],
+            "| 2 | 8 (?), pool <= 4, margin 1.0, 3 candidates | 1 (2) |",
         ),
         (
             "p2-s8-l4-m1.0-a1-h2.0",
@@ -72,6 +79,7 @@ def test_a_bad_margin_or_pool_limit_is_refused_before_any_game(tmp_path, capsys)
         ("--pool-limit", "-2"),
         ("--rollouts", "master"),
         ("--most-held", "-1"),
+        ("--candidates", "1"),
     ):
         with pytest.raises(SystemExit):
             main(["--players", "2", "--deals", "1", flag, value, "--out", str(out)])
