@@ -72,34 +72,42 @@ def time_sampler(game: Game, worlds: int, repeats: int) -> tuple[float, float]:
     return build, rate
 
 
+def expert_decisions(players: int, games: int, seed: int, cpu_step: int):
+    """(game number, game, view, ask) at every decision of ``games`` games of ``expert``s
+    (game ``g`` seeded ``seed + g``, seat ``s``'s CPU ``cpu_step * g + s``); the ask is
+    made when the caller asks for the next decision (a view reads the live public log)."""
+    for number in range(games):
+        game = Game(Rules(players=players), seed=seed + number)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", cpu_step * number + seat) for seat in range(players)]
+        while not game.is_over:
+            view = tracker.view(game.current_player)
+            ask = cpus[view.seat].choose(view)
+            yield number, game, view, ask
+            game.ask(*ask)
+
+
 def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
     """(model, decisions, mean cards misplaced, share of worlds with every other hand
     right, ms to build and sample) at seat ``g % players``'s decisions of game ``g`` once
     the pool holds ``pool`` cards or fewer (``expert`` at every seat)."""
     totals = {name: [0.0, 0.0, 0.0] for name, *_ in MODELS}
     decisions = 0
-    for number in range(games):
-        game = Game(Rules(players=players), seed=1000 + number)
-        tracker = KnowledgeTracker(game)
-        cpus = [make_cpu("expert", 7 * number + seat) for seat in range(players)]
-        while not game.is_over:
-            seat = game.current_player
-            view = tracker.view(seat)
-            if game.pool_size <= pool and seat == number % players:
-                decisions += 1
-                others = [other for other in range(players) if other != seat]
-                truth = np.array([game.hand_counts(other) for other in others])
-                for name, assume, most_held in MODELS:
-                    start = time.perf_counter()
-                    sampler = WorldSampler(
-                        view, seed=number, assume_sure_hits=assume, most_held=most_held
-                    )
-                    hands = sampler.sample(worlds).hands[:, others, :]
-                    total = totals[name]
-                    total[2] += time.perf_counter() - start
-                    total[0] += np.abs(hands - truth).sum(axis=(1, 2)).mean()
-                    total[1] += (hands == truth).all(axis=(1, 2)).mean()
-            game.ask(*cpus[seat].choose(view))
+    for number, game, view, _ in expert_decisions(players, games, 1000, 7):
+        seat = view.seat
+        if game.pool_size > pool or seat != number % players:
+            continue
+        decisions += 1
+        others = [other for other in range(players) if other != seat]
+        truth = np.array([game.hand_counts(other) for other in others])
+        for name, assume, most_held in MODELS:
+            start = time.perf_counter()
+            sampler = WorldSampler(view, seed=number, assume_sure_hits=assume, most_held=most_held)
+            hands = sampler.sample(worlds).hands[:, others, :]
+            total = totals[name]
+            total[2] += time.perf_counter() - start
+            total[0] += np.abs(hands - truth).sum(axis=(1, 2)).mean()
+            total[1] += (hands == truth).all(axis=(1, 2)).mean()
     count = max(decisions, 1)
     return [
         (name, decisions, misplaced / count, right / count, seconds * 1e3 / count)
@@ -114,25 +122,18 @@ def most_held_fit(players: int, games: int) -> list[tuple[str, int, float, float
     rank held more, one card more, two or more), before the end of the pool the model
     leaves out and at each pool size within it."""
     deficits: dict[str, list[int]] = {}
-    for number in range(games):
-        game = Game(Rules(players=players), seed=2000 + number)
-        tracker = KnowledgeTracker(game)
-        cpus = [make_cpu("expert", 11 * number + seat) for seat in range(players)]
-        while not game.is_over:
-            seat = game.current_player
-            view = tracker.view(seat)
-            target, rank = cpus[seat].choose(view)
-            public = view.knowledge
-            held = np.array(game.hand_counts(seat))
-            proved = np.delete(public.least, seat, axis=0).max(axis=0) > 0
-            if not public.least[target, rank] and not (held.astype(bool) & proved).any():
-                endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
-                    public.rules, public.hand_sizes, seat
-                )
-                stage = f"the end, pool {public.pool_size}" if endgame else "before the end"
-                counted = np.where(barred_ranks(public, seat), 0, held)
-                deficits.setdefault(stage, []).append(int(max(counted.max() - held[rank], 0)))
-            game.ask(target, rank)
+    for _, game, view, (target, rank) in expert_decisions(players, games, 2000, 11):
+        seat, public = view.seat, view.knowledge
+        held = np.array(game.hand_counts(seat))
+        proved = np.delete(public.least, seat, axis=0).max(axis=0) > 0
+        if public.least[target, rank] or (held.astype(bool) & proved).any():
+            continue  # a sure hit, or one passed up: not a plain ask
+        endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
+            public.rules, public.hand_sizes, seat
+        )
+        stage = f"the end, pool {public.pool_size}" if endgame else "before the end"
+        counted = np.where(barred_ranks(public, seat), 0, held)
+        deficits.setdefault(stage, []).append(int(max(counted.max() - held[rank], 0)))
     rows = []
     for stage in sorted(deficits, key=lambda name: (name != "before the end", name)):
         counts = np.bincount(np.minimum(deficits[stage], 2), minlength=3)
