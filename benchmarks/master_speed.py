@@ -2,8 +2,8 @@
 
 python benchmarks/master_speed.py --players 2,4 --simulations 16,64,192,512 --games 4
 
-``--margin`` and ``--pool-limit`` are ``MasterCPU``'s (the same for every budget), as in
-``baselines/master_strength.py``.
+``--margin``, ``--pool-limit`` and ``--rollouts`` are ``MasterCPU``'s (the same for every
+budget), as in ``baselines/master_strength.py``.
 
 Positions: every decision of seat 0 in ``--games`` seeded games where ``expert`` plays
 every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
@@ -27,8 +27,9 @@ from rich.table import Table
 from gofish_env import Game, Rules
 from gofish_env.cli import check_count, parse_list, parse_players_list, parse_pool_limit
 from gofish_env.cpus import make_cpu
+from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
+from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, DEFAULT_ROLLOUTS, MasterCPU
 
 
 def decisions(players: int, games: int):
@@ -47,25 +48,43 @@ def decisions(players: int, games: int):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", default="2,4")
-    parser.add_argument("--simulations", default="16,64,192,512")
-    parser.add_argument("--games", type=int, default=4)
-    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/master_speed.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
+    parser.add_argument(
+        "--simulations", default="16,64,192,512", help="comma-separated budgets to time"
+    )
+    parser.add_argument("--games", type=int, default=4, help="expert games a table")
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help="standard errors an override must gain over expert's choice",
+    )
     parser.add_argument(
         "--pool-limit",
         default=str(DEFAULT_POOL_LIMIT),
         help="search once the pool holds this many cards or fewer; none: at every decision",
     )
+    parser.add_argument(
+        "--rollouts",
+        default=DEFAULT_ROLLOUTS,
+        help=f"the compiled level that plays the rollouts: {', '.join(COMPILED)}",
+    )
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
+    if args.rollouts not in COMPILED:
+        parser.error(f"--rollouts: got {args.rollouts!r}; allowed: {', '.join(COMPILED)}")
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)
-    setting = f"margin {args.margin}, pool limit {args.pool_limit}"
+    setting = f"margin {args.margin}, pool limit {args.pool_limit}, {args.rollouts} rollouts"
     load = os.getloadavg()[0]
     table = Table(title=f"master ({setting}): ms per decision (load at start {load:.2f})")
     for column in (
@@ -80,11 +99,17 @@ def main(argv: list[str] | None = None) -> None:
         table.add_column(column, justify="right")
     for players in args.players:
         cpus = {
-            n: MasterCPU(seed=1, simulations=n, margin=args.margin, pool_limit=args.pool_limit)
+            n: MasterCPU(
+                seed=1,
+                simulations=n,
+                margin=args.margin,
+                pool_limit=args.pool_limit,
+                rollouts=args.rollouts,
+            )
             for n in args.simulations
         }
         warm = next(v for v in decisions(players, 1) if len(v.legal_asks) > 1)
-        MasterCPU(seed=1).values(warm, [warm.legal_asks[0]] * 2)  # compile, untimed
+        MasterCPU(seed=1, rollouts=args.rollouts).values(warm, [warm.legal_asks[0]] * 2)  # untimed
         times = {n: [] for n in args.simulations}
         searched = {n: [] for n in args.simulations}
         for view in decisions(players, args.games):
