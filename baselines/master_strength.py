@@ -21,7 +21,11 @@ seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's gam
 appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share with
 its 95% interval is printed; run the same command again to go on from the last part kept
 (a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
-keeps every finished part. ``--summary`` prints the result of a file without playing;
+keeps every finished part. ``--summary`` prints the result of a file without playing.
+``--compare FILE`` (with ``--summary``, or after a run) pairs the file's deals with another
+run's, deal by deal (the same deals and seeds give the same games wherever the two
+``master``s choose alike), and prints both shares over the deals they share and the paired
+difference with its 95% half-width.
 ``--table OUT.png FILE...`` prints the markdown table of several files (named as above;
 each row says where the run searched and with what margin) and draws their win shares
 against the budget.
@@ -35,6 +39,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from gofish_env.cli import check_count, parse_pool_limit, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
@@ -86,6 +92,39 @@ def read_records(path: Path) -> list[GameRecord]:
                 fields[name] = tuple(value)
         records.append(GameRecord(**fields))
     return records
+
+
+def deal_shares(records, entrant: int = 0) -> dict[int, float]:
+    """Each deal's mean share of the win of ``entrant`` over its seatings (a shared win
+    counts 1/k to each of k winners): the unit of the measurement."""
+    shares: dict[int, list[float]] = {}
+    for record in records:
+        seat = list(record.seats).index(entrant)
+        winners = record.winners
+        shares.setdefault(record.deal, []).append(1 / len(winners) if seat in winners else 0.0)
+    return {deal: float(np.mean(values)) for deal, values in shares.items()}
+
+
+def mean_and_interval(values) -> str:
+    """``mean +/- half-width`` of a 95% normal interval."""
+    values = np.asarray(values, float)
+    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return f"{values.mean():.4f} +/- {half:.4f}"
+
+
+def compare(records: list[GameRecord], other: list[GameRecord]) -> dict | None:
+    """Two runs over the deals they share: each one's share and the paired difference
+    (``records`` minus ``other``); None if they share no deal."""
+    mine, theirs = deal_shares(records), deal_shares(other)
+    deals = sorted(set(mine) & set(theirs))
+    if not deals:
+        return None
+    return {
+        "deals": len(deals),
+        "share": round(float(np.mean([mine[deal] for deal in deals])), 4),
+        "other": round(float(np.mean([theirs[deal] for deal in deals])), 4),
+        "paired": mean_and_interval([mine[deal] - theirs[deal] for deal in deals]),
+    }
 
 
 def report(records: list[GameRecord], players: int, simulations: int, seed: int) -> dict:
@@ -218,6 +257,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk", type=int, default=40)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--summary", action="store_true")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="FILE",
+        help="another run's file: pair its deals with this run's and print the difference",
+    )
     parser.add_argument("--table", nargs="+", type=Path, metavar=("CHART", "FILE"))
     args = parser.parse_args(argv)
     if args.table:
@@ -227,6 +272,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.out is None:
         parser.error("--out: required (the results file to write or go on with)")
+    if args.compare is not None and not args.compare.is_file():
+        parser.error(f"--compare: no such file: {args.compare}")
     for flag in ("--deals", "--simulations", "--workers", "--chunk"):
         check_count(parser, flag, getattr(args, flag[2:]))
     if not 2 <= args.players <= 6:
@@ -252,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     records = read_records(args.out)
     if args.summary:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))
+        print_comparison(records, args.compare)
         return
     done = len({record.deal for record in records})
     if records and sorted({r.deal for r in records}) != list(range(done)):
@@ -283,6 +331,16 @@ def main(argv: list[str] | None = None) -> None:
                 print(json.dumps(result), flush=True)
     except KeyboardInterrupt:
         sys.exit(f"interrupted: {done} deals kept in {args.out}; run the same command to go on")
+    print_comparison(records, args.compare)
+
+
+def print_comparison(records: list[GameRecord], path: Path | None) -> None:
+    if path is None:
+        return
+    paired = compare(records, read_records(path))
+    if paired is None:
+        sys.exit(f"--compare: {path} shares no deal with this run")
+    print(json.dumps({"compare": str(path), **paired}))
 
 
 if __name__ == "__main__":

@@ -16,13 +16,13 @@ deals with a ``master_strength`` run's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from gofish_baselines.master_strength import deal_shares, mean_and_interval, read_records
 from gofish_env.cards import parse_card
 from gofish_env.cli import check_count, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
@@ -54,22 +54,6 @@ class OracleMaster(MasterCPU):
         return share + CATCH_WEIGHT * margin
 
 
-def deal_shares(records, entrant: int = 0) -> dict[int, float]:
-    """Each deal's mean share of the win of ``entrant`` over its seatings."""
-    shares: dict[int, list[float]] = {}
-    for record in records:
-        seat = list(record["seats"]).index(entrant)
-        winners = record["winners"]
-        shares.setdefault(record["deal"], []).append(1 / len(winners) if seat in winners else 0.0)
-    return {deal: float(np.mean(values)) for deal, values in shares.items()}
-
-
-def mean_and_interval(values) -> str:
-    values = np.asarray(values, float)
-    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return f"{values.mean():.4f} +/- {half:.4f}"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/master_oracle.py",
@@ -95,18 +79,14 @@ def main(argv: list[str] | None = None) -> None:
     records = []
     with progress_bar(True, args.deals, "oracle deals") as advance:
         for deal in range(args.deals):
-            records += [
-                {"deal": r.deal, "seats": r.seats, "winners": r.winners}
-                for r in table.play_deal(deal)
-            ]
+            records += table.play_deal(deal)
             advance(1)
     shares = deal_shares(records)
     print(f"oracle master vs expert, {args.players} players, {len(shares)} deals: ", end="")
     print(mean_and_interval(list(shares.values())), f"(load {os.getloadavg()[0]:.1f})")
     print(f"searches {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
     if args.compare is not None:
-        lines = args.compare.read_text().splitlines()
-        other = deal_shares([json.loads(line) for line in lines])
+        other = deal_shares(read_records(args.compare))
         deals = sorted(set(shares) & set(other))
         if not deals:
             sys.exit(f"--compare: {args.compare} shares no deal with this run")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
+from helpers import usage_error
 
-from gofish_baselines.master_strength import entrants, main, read_records
+from gofish_baselines.master_strength import deal_shares, entrants, main, read_records
 from gofish_env.cli import parse_pool_limit
 from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT
 
@@ -113,3 +116,62 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
         ]
     )
     assert len(read_records(path)) == 2
+
+
+def test_a_deal_s_share_averages_its_seatings_and_splits_a_shared_win():
+    records = [
+        SimpleNamespace(deal=0, seats=(0, 1), winners=(0,)),  # master in seat 0 wins
+        SimpleNamespace(deal=0, seats=(1, 0), winners=(0, 1)),  # master in seat 1 shares
+        SimpleNamespace(deal=1, seats=(1, 0), winners=(0,)),  # master in seat 1 loses
+        SimpleNamespace(deal=1, seats=(0, 1), winners=(1,)),
+    ]
+    assert deal_shares(records) == {0: 0.75, 1: 0.0}
+    assert deal_shares(records, entrant=1) == {0: 0.25, 1: 1.0}
+
+
+def test_compare_pairs_two_runs_over_the_deals_they_share(tmp_path, capsys):
+    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--chunk", "3"]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    main([*common, "--deals", "3", "--out", str(first)])
+    # Another master (no margin, searching everywhere), over the first two deals only.
+    main([*common, "--deals", "2", "--margin", "0", "--pool-limit", "none", "--out", str(second)])
+    capsys.readouterr()
+    main([*common, "--summary", "--out", str(first), "--compare", str(second)])
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert printed[0]["deals"] == 3  # the file's own summary first
+    paired = printed[1]
+    mine, theirs = deal_shares(read_records(first)), deal_shares(read_records(second))
+    difference = [mine[deal] - theirs[deal] for deal in (0, 1)]
+    assert paired["compare"] == str(second) and paired["deals"] == 2
+    assert paired["share"] == round(float(np.mean([mine[0], mine[1]])), 4)
+    assert paired["other"] == round(float(np.mean([theirs[0], theirs[1]])), 4)
+    assert paired["paired"].startswith(f"{np.mean(difference):.4f} +/- ")
+    # A run paired with itself: the same games, no difference.
+    main([*common, "--summary", "--out", str(first), "--compare", str(first)])
+    itself = json.loads(capsys.readouterr().out.splitlines()[1])
+    assert itself["paired"] == "0.0000 +/- 0.0000" and itself["deals"] == 3
+
+
+def test_compare_refuses_a_missing_file_and_one_that_shares_no_deal(tmp_path, capsys):
+    run, empty = tmp_path / "run.jsonl", tmp_path / "empty.jsonl"
+    missing = tmp_path / "nowhere.jsonl"
+    message = usage_error(capsys, main, ["--summary", "--out", str(run), "--compare", str(missing)])
+    assert message == f"--compare: no such file: {missing}"
+    main(
+        [
+            "--players",
+            "2",
+            "--simulations",
+            "8",
+            "--workers",
+            "1",
+            "--deals",
+            "1",
+            "--out",
+            str(run),
+        ]
+    )
+    empty.write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--summary", "--out", str(run), "--compare", str(empty)])
+    assert exit_info.value.code == f"--compare: {empty} shares no deal with this run"
