@@ -15,6 +15,9 @@ from gofish_baselines.master_strength import deal_shares, entrants, main, read_r
 from gofish_env.cli import parse_pool_limit
 from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT
 
+# One deal at two players on a tiny budget: a run's file in a second.
+ONE_DEAL = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
+
 
 def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, capsys):
     whole, parts = tmp_path / "p2-s8.jsonl", tmp_path / "parts" / "p2-s8.jsonl"
@@ -67,8 +70,7 @@ def test_the_settings_reach_master():
 )
 def test_a_run_s_file_names_its_table_row(tmp_path, capsys, name, flags, row):
     path = tmp_path / f"{name}.jsonl"
-    common = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
-    main([*common, "--margin", "1.0", "--pool-limit", "4", *flags, "--out", str(path)])
+    main([*ONE_DEAL, "--margin", "1.0", "--pool-limit", "4", *flags, "--out", str(path)])
     assert len(read_records(path)) == 2
     capsys.readouterr()
     main(["--table", str(tmp_path / "chart.png"), str(path)])
@@ -99,22 +101,7 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
         with pytest.raises(SystemExit):
             parse_pool_limit(parser, "--pool-limit", text)
     path = tmp_path / "p2-s8.jsonl"
-    main(
-        [
-            "--players",
-            "2",
-            "--simulations",
-            "8",
-            "--workers",
-            "1",
-            "--deals",
-            "1",
-            "--pool-limit",
-            "none",
-            "--out",
-            str(path),
-        ]
-    )
+    main([*ONE_DEAL, "--pool-limit", "none", "--out", str(path)])
     assert len(read_records(path)) == 2
 
 
@@ -157,20 +144,7 @@ def test_compare_refuses_a_missing_file_and_one_that_shares_no_deal(tmp_path, ca
     missing = tmp_path / "nowhere.jsonl"
     message = usage_error(capsys, main, ["--summary", "--out", str(run), "--compare", str(missing)])
     assert message == f"--compare: no such file: {missing}"
-    main(
-        [
-            "--players",
-            "2",
-            "--simulations",
-            "8",
-            "--workers",
-            "1",
-            "--deals",
-            "1",
-            "--out",
-            str(run),
-        ]
-    )
+    main([*ONE_DEAL, "--out", str(run)])
     empty.write_text("")
     with pytest.raises(SystemExit) as exit_info:
         main(["--summary", "--out", str(run), "--compare", str(empty)])
