@@ -9,11 +9,12 @@ each search compares; how many standard errors an override needs; search only wh
 pool holds at most that many cards, ``none``: at every decision; the compiled level that
 plays the rollouts; the sampler's model of how the others play); name a run's file
 ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
-``-r{level}`` added when the rollouts are not ``hard``'s, ``-c{candidates}`` when they are
-not 6, and ``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
-without them was run with the plain sampler, as before the model; a file named
-``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
-of 2.5, the settings of the first runs).
+``-r{level}`` added when the rollouts are not ``hard``'s (as the default's are at three
+players or more: ``expert``), ``-c{candidates}`` when they are not 6, and ``-a1-h{most
+held}`` when the sampler models the others' play (the default now; a file without them was
+run with the plain sampler, as before the model; a file named ``p{players}-s{simulations}``
+alone is read as searching at every decision with a margin of 2.5, the settings of the
+first runs).
 
 The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
 ``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
@@ -42,7 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
-from gofish_env.cli import check_count, parse_pool_limit, progress_bar
+from gofish_env.cli import (
+    ROLLOUTS_BY_TABLE,
+    check_count,
+    parse_pool_limit,
+    parse_rollouts,
+    progress_bar,
+)
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
 from gofish_env.master import (
@@ -63,7 +70,7 @@ def entrants(
     simulations: int,
     margin: float = DEFAULT_MARGIN,
     pool_limit: int | None = DEFAULT_POOL_LIMIT,
-    rollouts: str = DEFAULT_ROLLOUTS,
+    rollouts: str | None = DEFAULT_ROLLOUTS,
     assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
     most_held: float = DEFAULT_MOST_HELD,
     candidates: int = DEFAULT_CANDIDATES,
@@ -238,8 +245,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--rollouts",
-        default=DEFAULT_ROLLOUTS,
-        help=f"the compiled CPU level that plays the rollouts (default {DEFAULT_ROLLOUTS})",
+        default=ROLLOUTS_BY_TABLE,
+        help="the compiled CPU level that plays the rollouts; table (the default): expert at 3 "
+        "players or more, hard at 2",
     )
     parser.add_argument(
         "--assume-sure-hits",
@@ -281,6 +289,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
+    args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
     if args.most_held is not None and not args.most_held >= 0:
         parser.error(f"--most-held: got {args.most_held}; allowed: a number >= 0")
     try:

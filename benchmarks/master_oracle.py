@@ -50,7 +50,8 @@ class OracleMaster(MasterCPU):
         shuffle = np.random.default_rng(seed)
         pools = np.array([shuffle.permutation(pool) for _ in range(count)], np.int64)
         worlds = SampledWorlds(None, view, np.tile(hands, (count, 1, 1)), pools.reshape(count, -1))
-        share, margin = rollout_values(view, worlds, keys, self.rollout_level, seed=seed)
+        level = self.rollout_level(view.rules.players)
+        share, margin = rollout_values(view, worlds, keys, level, seed=seed)
         return share + CATCH_WEIGHT * margin
 
 

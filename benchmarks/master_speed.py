@@ -25,11 +25,18 @@ from rich.console import Console
 from rich.table import Table
 
 from gofish_env import Game, Rules
-from gofish_env.cli import check_count, parse_list, parse_players_list, parse_pool_limit
+from gofish_env.cli import (
+    ROLLOUTS_BY_TABLE,
+    check_count,
+    parse_list,
+    parse_players_list,
+    parse_pool_limit,
+    parse_rollouts,
+)
 from gofish_env.cpus import make_cpu
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, DEFAULT_ROLLOUTS, MasterCPU
+from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
 
 
 def decisions(players: int, games: int):
@@ -71,20 +78,21 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--rollouts",
-        default=DEFAULT_ROLLOUTS,
-        help=f"the compiled level that plays the rollouts: {', '.join(COMPILED)}",
+        default=ROLLOUTS_BY_TABLE,
+        help=f"the compiled level that plays the rollouts: {', '.join(COMPILED)}, or table: "
+        f"expert at 3 players or more, hard at 2",
     )
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
-    if args.rollouts not in COMPILED:
-        parser.error(f"--rollouts: got {args.rollouts!r}; allowed: {', '.join(COMPILED)}")
+    args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)
-    setting = f"margin {args.margin}, pool limit {args.pool_limit}, {args.rollouts} rollouts"
+    rollouts = args.rollouts or "by-table"
+    setting = f"margin {args.margin}, pool limit {args.pool_limit}, {rollouts} rollouts"
     load = os.getloadavg()[0]
     table = Table(title=f"master ({setting}): ms per decision (load at start {load:.2f})")
     for column in (

@@ -51,6 +51,22 @@ def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> i
     return value
 
 
+ROLLOUTS_BY_TABLE = "table"  # on the command line: MasterCPU's rollouts=None
+
+
+def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str | None:
+    """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``table``
+    (None: ``expert`` at three players or more, ``hard`` at two)."""
+    from gofish_env.evaluation.batched import COMPILED
+
+    if text == ROLLOUTS_BY_TABLE:
+        return None
+    if text not in COMPILED:
+        allowed = ", ".join((*COMPILED, ROLLOUTS_BY_TABLE))
+        parser.error(f"{flag}: got {text!r}; allowed: {allowed} (by table)")
+    return text
+
+
 def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:
     """A comma list with no empty entries (``"easy,,hard"`` and ``""`` are refused)."""
     items = [item.strip() for item in text.split(",")]

@@ -548,8 +548,12 @@ CPU_LEVELS: dict[str, type[CPU]] = {
 import gofish_env.master  # noqa: E402, F401
 
 
-def make_cpu(name: str, seed: int | None = None) -> CPU:
-    """A CPU by level name."""
+def make_cpu(name: str, seed: int | None = None, **options) -> CPU:
+    """A CPU by level name; ``options`` go to its constructor (``master``'s settings, for
+    example ``rollouts="hard"``)."""
     if name not in CPU_LEVELS:
         raise ValueError(f"cpu: unknown level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
-    return CPU_LEVELS[name](seed)
+    try:
+        return CPU_LEVELS[name](seed, **options)
+    except TypeError as error:  # an option the level does not take
+        raise ValueError(f"cpu: {name!r} takes no option among {sorted(options)}") from error

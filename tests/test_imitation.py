@@ -14,6 +14,7 @@ from sb3_contrib import MaskablePPO
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, parse_card
+from gofish_env.cpus import make_cpu
 from gofish_env.game import Game
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.knowledge import KnowledgeTracker
@@ -99,6 +100,35 @@ def test_a_stopped_collection_keeps_its_parts_and_goes_on_where_it_was(monkeypat
     other = collect_in_parts(TEACHERS_TABLE, "hard", 5, 0.5, seed=3, folder=tmp_path)
     assert played == [0, 2, 4]
     assert_same_demonstrations(other, collect_demonstrations(TEACHERS_TABLE(), "hard", 5, 0.5, 3))
+
+
+def test_the_teachers_options_build_it_and_parts_with_other_options_are_played_again(
+    monkeypatch, tmp_path
+):
+    built = []
+
+    def spy(name, seed=None, **options):
+        built.append((name, options))
+        return make_cpu(name, seed, **options)
+
+    monkeypatch.setattr(imitation, "make_cpu", spy)
+    hard_rollouts = {"rollouts": "hard"}
+    first = collect_in_parts(
+        TEACHERS_TABLE, "master", 1, 0.9, seed=3, folder=tmp_path, teacher_options=hard_rollouts
+    )
+    assert built == [("master", hard_rollouts)]
+    again = collect_in_parts(
+        TEACHERS_TABLE, "master", 1, 0.9, seed=3, folder=tmp_path, teacher_options=hard_rollouts
+    )
+    assert len(built) == 1  # the part was kept, not played again
+    assert_same_demonstrations(again, first)
+    collect_in_parts(TEACHERS_TABLE, "master", 1, 0.9, seed=3, folder=tmp_path, teacher_options={})
+    assert len(built) == 1  # no options: the level's own defaults, built by name
+    other = {"rollouts": "random"}
+    collect_in_parts(
+        TEACHERS_TABLE, "master", 1, 0.9, seed=3, folder=tmp_path, teacher_options=other
+    )
+    assert built[1:] == [("master", other)]
 
 
 def test_pretraining_makes_the_network_pick_the_teachers_asks():

@@ -12,7 +12,7 @@ from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, ma
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU
+from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU, default_rollouts
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
 from gofish_env.worlds import WorldSampler
@@ -104,6 +104,22 @@ def test_the_rollout_level_plays_the_rollouts():
         assert np.array_equal(values[level], again)
     assert not np.array_equal(values["hard"], values["expert"])
     assert not np.array_equal(values["expert"], values["random"])
+
+
+def test_the_default_rollouts_are_expert_at_four_players_and_hard_at_two():
+    """With no level named, the table picks it (``default_rollouts``): the rollouts are
+    those of the named level, value for value."""
+    assert [default_rollouts(players) for players in (2, 3, 4, 6)] == ["hard", *["expert"] * 3]
+    assert MasterCPU(1, rollouts="random").rollout_level(4) == "random"
+    for players, asks, level, other in ((4, 20, "expert", "hard"), (2, 10, "hard", "expert")):
+        game = expert_game(Rules(players=players), 4, asks)
+        view = KnowledgeTracker(game).view(game.current_player)
+        keys = sorted({(target, rank) for target, rank in view.legal_asks})[:3]
+        assert len(keys) > 1
+        default = MasterCPU(5, simulations=96).rollouts(view, keys)
+        named = MasterCPU(5, simulations=96, rollouts=level).rollouts(view, keys)
+        assert np.array_equal(default, named), players
+        assert not np.array_equal(default, MasterCPU(5, 96, rollouts=other).rollouts(view, keys))
 
 
 def test_a_sure_hit_the_history_proves_is_asked_without_a_search():

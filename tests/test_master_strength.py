@@ -12,7 +12,7 @@ import pytest
 from helpers import usage_error
 
 from gofish_baselines.master_strength import deal_shares, entrants, main, read_records
-from gofish_env.cli import parse_pool_limit
+from gofish_env.cli import parse_pool_limit, parse_rollouts
 from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT
 
 # One deal at two players on a tiny budget: a run's file in a second.
@@ -39,8 +39,8 @@ def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, 
 def test_the_settings_reach_master():
     master = entrants(2, 8, 1.0, 4)[0].spec
     assert (master.simulations, master.margin, master.pool_limit) == (8, 1.0, 4)
-    assert master.rollout_level == "hard"
-    assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level == "expert"
+    assert (master.rollout_level(2), master.rollout_level(4)) == ("hard", "expert")
+    assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level(2) == "expert"
     plain = entrants(2, 8, assume_sure_hits=False, most_held=0.0)[0].spec
     assert (plain.assume_sure_hits, plain.most_held) == (False, 0.0)
     assert entrants(2, 8)[0].spec.candidates == DEFAULT_CANDIDATES
@@ -103,6 +103,17 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
     path = tmp_path / "p2-s8.jsonl"
     main([*ONE_DEAL, "--pool-limit", "none", "--out", str(path)])
     assert len(read_records(path)) == 2
+
+
+def test_the_rollouts_default_to_the_tables_and_a_level_names_them(capsys):
+    parser = argparse.ArgumentParser()
+    assert parse_rollouts(parser, "--rollouts", "table") is None
+    assert parse_rollouts(parser, "--rollouts", "expert") == "expert"
+    with pytest.raises(SystemExit):
+        parse_rollouts(parser, "--rollouts", "None")
+    assert "--rollouts: got 'None'; allowed: random, easy, normal, hard, expert, table" in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_deal_s_share_averages_its_seatings_and_splits_a_shared_win():

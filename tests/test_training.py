@@ -14,6 +14,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.rules import Rules
 from gofish_training import evaluate as evaluate_module
 from gofish_training import train
 
@@ -184,6 +185,18 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path, monkeypatch):
     assert train.parse_args([]).imitate_relabel  # renamed ranks are the default
 
 
+def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the_table():
+    def options(*argv):
+        args = train.parse_args(list(argv))
+        return train.teacher_options(args, Rules(players=args.players))
+
+    assert options("--imitate", "master", "--players", "4") == {"rollouts": "expert"}
+    assert options("--imitate", "master", "--players", "2") == {"rollouts": "hard"}
+    named = options("--imitate", "master", "--players", "4", "--imitate-rollouts", "hard")
+    assert named == {"rollouts": "hard"}
+    assert options("--imitate", "expert") is None
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -195,6 +208,14 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path, monkeypatch):
         (
             ["--imitate", "hard", "--imitate-temperature", "0.3"],
             "the 'hard' CPU gives no scores to learn; allowed with --imitate expert",
+        ),
+        (
+            ["--imitate", "hard", "--imitate-rollouts", "hard"],
+            "--imitate-rollouts: sets master's rollouts; allowed with --imitate master",
+        ),
+        (
+            ["--imitate", "master", "--imitate-rollouts", "master"],
+            "--imitate-rollouts: got 'master'; allowed: random, easy, normal, hard, expert",
         ),
         (["--policy", "transformer"], "--policy: got 'transformer'; allowed: mlp, ask-scoring"),
         (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: dummy, subproc"),

@@ -32,6 +32,7 @@ import torch
 from rich.progress import Progress, track
 from sb3_contrib import MaskablePPO
 
+from gofish_env.cpus import make_cpu
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.observation import ObservationLayout
 from gofish_env.players import make_player
@@ -167,14 +168,16 @@ def collect_demonstrations(
     seed: int,
     progress: bool = False,
     temperature: float = 0.0,
+    teacher_options: dict | None = None,
 ) -> Demonstrations:
-    """Play ``games`` episodes of ``env`` with the ``teacher`` CPU in the learner's seat.
+    """Play ``games`` episodes of ``env`` with the ``teacher`` CPU in the learner's seat
+    (built with ``teacher_options``, for example ``master``'s ``rollouts``).
 
     With ``temperature`` > 0, a teacher that scores every ask (``scores(view)``, as
     ``expert`` does) and rank asks, each example also keeps softmax(score / temperature)
     over the legal asks: how much better each ask was than the others, not only which won.
     """
-    agent = make_player(teacher)
+    agent = make_player(make_cpu(teacher, **teacher_options) if teacher_options else teacher)
     scorer = getattr(getattr(agent, "cpu", None), "scores", None)
     if temperature <= 0 or env.rules.ask_for != "rank":
         scorer = None
@@ -229,6 +232,7 @@ def collect_in_parts(
     workers: int = 1,
     folder: Path | None = None,
     progress: bool = False,
+    teacher_options: dict | None = None,
 ) -> Demonstrations:
     """``collect_demonstrations`` over ``games`` games in parts of ``CHUNK_GAMES``, played
     by ``workers`` processes. Each game is seeded by its number alone, so the examples are
@@ -236,19 +240,21 @@ def collect_in_parts(
 
     With ``folder``, each part is saved there as it is done and the parts already there are
     loaded, not played again: a stopped collection goes on where it was. Parts saved with
-    other settings (teacher, seed, gamma, temperature, table) are played again.
+    other settings (teacher and its options, seed, gamma, temperature, table) are played
+    again.
     ``make_env`` must pickle (a ``functools.partial`` of ``GoFishEnv``) when ``workers`` > 1.
     """
     parts = [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
     done: dict[int, Demonstrations] = {}
     if folder is not None:
-        settings = json.dumps([teacher, seed, gamma, temperature, repr(make_env)])
+        played = [teacher, seed, gamma, temperature, repr(make_env)]
+        settings = json.dumps([*played, teacher_options] if teacher_options else played)
         _keep_parts_of(folder, settings)
         for first, count in parts:
             if _part_path(folder, first, count).exists():
                 done[first] = Demonstrations.load(_part_path(folder, first, count))
     jobs = [
-        (first, count, make_env, teacher, gamma, seed, temperature)
+        (first, count, make_env, teacher, gamma, seed, temperature, teacher_options)
         for first, count in parts
         if first not in done
     ]
@@ -294,9 +300,15 @@ def _part_path(folder: Path, first: int, count: int) -> Path:
 
 def _collect_part(job: tuple) -> Demonstrations:
     """Games ``first`` .. ``first + count - 1``: game n is seeded by ``seed + n``."""
-    first, count, make_env, teacher, gamma, seed, temperature = job
+    first, count, make_env, teacher, gamma, seed, temperature, options = job
     return collect_demonstrations(
-        make_env(), teacher, count, gamma, seed + first, temperature=temperature
+        make_env(),
+        teacher,
+        count,
+        gamma,
+        seed + first,
+        temperature=temperature,
+        teacher_options=options,
     )
 
 

@@ -40,7 +40,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
+from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.master import default_rollouts
 from gofish_env.rules import Rules
 from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
@@ -167,6 +169,13 @@ class Args:
         default=1,
         metadata={"help": "imitation: processes that play the CPU's games (same games for any)"},
     )
+    imitate_rollouts: str = field(
+        default="",
+        metadata={
+            "help": "imitation of master: the compiled level that plays its rollouts (default: "
+            "master's, expert at 3 players or more, hard at 2)"
+        },
+    )
 
 
 # The imitation's games, saved in parts while they are played (a stop keeps them).
@@ -184,6 +193,7 @@ FIXED_ON_RESUME = (
     "imitate_epochs",
     "imitate_temperature",
     "imitate_relabel",
+    "imitate_rollouts",
     "out",
     "name",
 )
@@ -273,6 +283,12 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         if args.imitate_temperature < 0:
             refuse("imitate_temperature", "0 (the CPU's asks) or more (its scores)")
         scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
+        if args.imitate_rollouts and args.imitate != "master":
+            parser.error(
+                "--imitate-rollouts: sets master's rollouts; allowed with --imitate master"
+            )
+        if args.imitate_rollouts and args.imitate_rollouts not in COMPILED:
+            refuse("imitate_rollouts", ", ".join(COMPILED))
         if args.imitate_temperature > 0 and args.imitate not in scoring:
             parser.error(
                 f"--imitate-temperature: the {args.imitate!r} CPU gives no scores to learn; "
@@ -565,6 +581,14 @@ def make_model(run: Run, env: TimedMaskedVecEnv):
     )
 
 
+def teacher_options(args: Args, rules: Rules) -> dict | None:
+    """The teacher's settings beyond its level: ``master``'s rollouts, always named (so
+    that parts played with other rollouts, by an older default included, are not kept)."""
+    if args.imitate != "master":
+        return None
+    return {"rollouts": args.imitate_rollouts or default_rollouts(rules.players)}
+
+
 def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
     """The new network first learns the CPU's play, in the seat and against the opponents
     it will train with."""
@@ -587,6 +611,7 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
         args.imitate_workers,
         folder=run.folder / DEMONSTRATIONS,
         progress=args.progress,
+        teacher_options=teacher_options(args, run.rules),
     )
     played = time.perf_counter()
     run.state.imitation = pretrain(
