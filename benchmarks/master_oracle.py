@@ -10,7 +10,8 @@ learn it). The gap between its win share and ``master``'s is what better inferen
 the hidden hands could give at most. It reads the game itself, so it is never registered
 as a level; the measurement is ``baselines/master_strength.py``'s (one of it against
 ``players - 1`` ``expert``s, duplicate deals, seed 1), so ``--compare FILE`` pairs its
-deals with a ``master_strength`` run's.
+deals with a ``master_strength`` run's. ``--rollouts`` as there (the figures in
+docs/baselines.md were taken with ``hard`` rollouts, the default then).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 
 from gofish_baselines.master_strength import deal_shares, mean_and_interval, read_records
 from gofish_env.cards import parse_card
-from gofish_env.cli import check_count, progress_bar
+from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
 from gofish_env.master import CATCH_WEIGHT, MasterCPU
@@ -64,6 +65,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=2, help="seats, 2..6")
     parser.add_argument("--deals", type=int, default=600, help="duplicate deals")
     parser.add_argument("--seed", type=int, default=1, help="the measurement's seed")
+    parser.add_argument(
+        "--rollouts",
+        default=ROLLOUTS_BY_TABLE,
+        help="the compiled level that plays the rollouts, or table: expert at 3 players or "
+        "more, hard at 2 (master's default)",
+    )
     parser.add_argument("--compare", type=Path, help="a master_strength run to pair deals with")
     args = parser.parse_args(argv)
     check_count(parser, "--deals", args.deals)
@@ -71,8 +78,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--players: got {args.players}; allowed: an integer from 2 to 6")
     if args.compare is not None and not args.compare.exists():
         parser.error(f"--compare: no such file: {args.compare}")
+    rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
     rules = Rules(players=args.players)
-    oracle = OracleMaster(0)
+    oracle = OracleMaster(0, rollouts=rollouts)
     entrants = make_entrants({"oracle": oracle, "expert": "expert"}, rules)
     lineup = (0,) + (1,) * (args.players - 1)
     table = Table(Measurement(entrants, rules, args.seed, [lineup]))

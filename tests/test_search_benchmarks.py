@@ -57,7 +57,7 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
     original = rollouts.rollout_values
 
     def spy(view, worlds, keys, level, seed):
-        seen["worlds"] = worlds
+        seen["worlds"], seen["level"] = worlds, level
         return original(view, worlds, keys, level, seed=seed)
 
     view = tracker.view(game.current_player)
@@ -65,6 +65,7 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
         patch.setattr(rollouts, "rollout_values", spy)
         oracle.rollouts(view, sorted({(t, r) for t, r in view.legal_asks})[:2])
     worlds = seen["worlds"]
+    assert seen["level"] == "hard"  # master's rollouts at two players
     for seat in range(2):
         assert (worlds.hands[:, seat] == game.hand_counts(seat)).all()
     assert sorted(worlds.pools[0]) == sorted(rank for rank, _ in map(parse_card, game.pool_cards()))
@@ -84,7 +85,13 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
         ]
     )
     capsys.readouterr()
-    oracle_module.main(["--deals", "2", "--compare", str(run)])
+    levels = set()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            rollouts, "rollout_values", lambda *a, **k: levels.add(a[3]) or original(*a, **k)
+        )
+        oracle_module.main(["--deals", "2", "--rollouts", "random", "--compare", str(run)])
+    assert levels == {"random"}
     out = capsys.readouterr().out
     assert "oracle master vs expert, 2 players, 2 deals:" in out
     assert "p2.jsonl on the same 2 deals:" in out and "paired difference:" in out
