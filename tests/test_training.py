@@ -185,6 +185,25 @@ def test_training_can_start_by_imitating_a_cpu(tmp_path, monkeypatch):
     assert train.parse_args([]).imitate_relabel  # renamed ranks are the default
 
 
+@pytest.mark.slow
+def test_imitating_master_plays_it_with_the_named_rollouts_and_keeps_them_with_the_games(
+    tmp_path, monkeypatch
+):
+    collect, kept = train.collect_in_parts, {}
+
+    def keep_the_settings(*args, folder, **kwargs):
+        demos = collect(*args, folder=folder, **kwargs)
+        kept["settings"] = json.loads((folder / "settings.json").read_text())
+        return demos
+
+    monkeypatch.setattr(train, "collect_in_parts", keep_the_settings)
+    imitation = ["--imitate", "master", "--imitate-games", "2", "--imitate-epochs", "1"]
+    train.main([*TINY, "--out", str(tmp_path), *imitation, "--imitate-rollouts", "random"])
+    assert kept["settings"][0] == "master" and kept["settings"][-1] == {"rollouts": "random"}
+    (folder,) = tmp_path.iterdir()
+    assert json.loads((folder / "args.json").read_text())["imitate_rollouts"] == "random"
+
+
 def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the_table():
     def options(*argv):
         args = train.parse_args(list(argv))
