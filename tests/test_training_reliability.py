@@ -423,6 +423,20 @@ def test_a_resumed_run_keeps_its_table(tmp_path, capsys):
     assert "--players: a resumed run keeps its --players (4); got 3" in error
 
 
+def test_a_run_saved_before_an_argument_existed_resumes_with_its_default(tmp_path, capsys):
+    """``--imitate-rollouts`` came after runs were saved: their args.json lacks it, and
+    they ran with its default, so naming another one on resume is refused like any
+    kept argument (not a KeyError)."""
+    folder = tmp_path / "run"
+    (folder / "resume").mkdir(parents=True)
+    saved = train.dataclasses.asdict(train.Args())
+    del saved["imitate_rollouts"]
+    (folder / "args.json").write_text(json.dumps(saved))
+    (folder / "resume" / "state.json").write_text("{}")
+    error = refused(["--resume", str(folder), "--imitate-rollouts", "hard"], capsys)
+    assert "--imitate-rollouts: a resumed run keeps its --imitate-rollouts ('')" in error
+
+
 def test_resume_from_a_model_of_another_table_is_refused(tmp_path, capsys):
     from gofish_env.agent_files import write_agent_rules
     from gofish_env.gym_env import GoFishEnv

@@ -363,7 +363,8 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
             f"--resume: {folder} is not a training run (it has no args.json and "
             "resume/state.json); give a run folder, or a saved model (.zip)"
         )
-    saved = json.loads((folder / "args.json").read_text())
+    # A run saved before an argument existed ran with that argument's default.
+    saved = dataclasses.asdict(Args()) | json.loads((folder / "args.json").read_text())
     given = vars(build_parser(suppress_defaults=True).parse_args(argv))
     given.pop("resume")
     for name in FIXED_ON_RESUME:
