@@ -4,6 +4,7 @@ before any work."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -275,3 +276,17 @@ def test_rllib_sampling_never_asks_illegally_exploring_or_not():
     finally:
         torch.set_num_threads(threads)
         algorithm.stop()
+
+
+def test_a_run_saved_before_an_argument_existed_resumes_with_its_default(tmp_path, capsys):
+    """An args.json without an argument (saved before it existed) reads as its default:
+    naming another value on resume is refused like any kept argument, not a KeyError."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    saved = dataclasses.asdict(rllib_train.Args())
+    del saved["hidden"]
+    (folder / "args.json").write_text(json.dumps(saved))
+    (folder / rllib_train.STATE_FILE).write_text("{}")
+    with pytest.raises(SystemExit):
+        rllib_train.open_run(["--resume", str(folder), "--hidden", "64,64"])
+    assert "--hidden: a resumed run keeps its --hidden ('256,256')" in capsys.readouterr().err

@@ -218,7 +218,8 @@ def open_run(argv: list[str] | None) -> Run:
             parser.error(
                 f"--resume: {folder} is not an RLlib training run (no args.json, state.json)"
             )
-        saved = json.loads((folder / "args.json").read_text())
+        # A run saved before an argument existed ran with that argument's default.
+        saved = dataclasses.asdict(Args()) | json.loads((folder / "args.json").read_text())
         given = vars(build_parser(suppress_defaults=True).parse_args(argv))
         given.pop("resume")
         for name in FIXED_ON_RESUME:
