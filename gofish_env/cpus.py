@@ -30,6 +30,7 @@ asks (``CardLedger``) to name one the target is known to hold, or not known not 
 
 from __future__ import annotations
 
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -554,6 +555,7 @@ def make_cpu(name: str, seed: int | None = None, **options) -> CPU:
     if name not in CPU_LEVELS:
         raise ValueError(f"cpu: unknown level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
     try:
-        return CPU_LEVELS[name](seed, **options)
-    except TypeError as error:  # an option the level does not take
+        inspect.signature(CPU_LEVELS[name]).bind(seed, **options)
+    except TypeError as error:
         raise ValueError(f"cpu: {name!r} takes no option among {sorted(options)}") from error
+    return CPU_LEVELS[name](seed, **options)
