@@ -233,6 +233,10 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
             "--imitate-rollouts: sets master's rollouts; allowed with --imitate master",
         ),
         (
+            ["--imitate-rollouts", "hard"],
+            "--imitate-rollouts: sets master's rollouts; allowed with --imitate master",
+        ),
+        (
             ["--imitate", "master", "--imitate-rollouts", "master"],
             "--imitate-rollouts: got 'master'; allowed: random, easy, normal, hard, expert",
         ),

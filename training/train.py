@@ -272,6 +272,10 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         GoFishEnv(rules=rules, opponents=starting_opponents(args), reward=args.reward)
     except ValueError as error:  # AgentFileError included
         parser.error(str(error))
+    if args.imitate_rollouts and args.imitate != "master":
+        parser.error("--imitate-rollouts: sets master's rollouts; allowed with --imitate master")
+    if args.imitate_rollouts and args.imitate_rollouts not in COMPILED:
+        refuse("imitate_rollouts", ", ".join(COMPILED))
     if args.imitate:
         if args.imitate not in CPU_LEVELS:
             refuse("imitate", ", ".join(CPU_LEVELS))
@@ -283,12 +287,6 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         if args.imitate_temperature < 0:
             refuse("imitate_temperature", "0 (the CPU's asks) or more (its scores)")
         scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
-        if args.imitate_rollouts and args.imitate != "master":
-            parser.error(
-                "--imitate-rollouts: sets master's rollouts; allowed with --imitate master"
-            )
-        if args.imitate_rollouts and args.imitate_rollouts not in COMPILED:
-            refuse("imitate_rollouts", ", ".join(COMPILED))
         if args.imitate_temperature > 0 and args.imitate not in scoring:
             parser.error(
                 f"--imitate-temperature: the {args.imitate!r} CPU gives no scores to learn; "
