@@ -554,8 +554,9 @@ def make_cpu(name: str, seed: int | None = None, **options) -> CPU:
     example ``rollouts="hard"``)."""
     if name not in CPU_LEVELS:
         raise ValueError(f"cpu: unknown level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
-    try:
-        inspect.signature(CPU_LEVELS[name]).bind(seed, **options)
-    except TypeError as error:
-        raise ValueError(f"cpu: {name!r} takes no option among {sorted(options)}") from error
+    if options:  # checked apart: a TypeError inside the constructor is not a wrong option
+        try:
+            inspect.signature(CPU_LEVELS[name]).bind(seed, **options)
+        except TypeError as error:
+            raise ValueError(f"cpu: {name!r} takes no option among {sorted(options)}") from error
     return CPU_LEVELS[name](seed, **options)
