@@ -127,6 +127,21 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 # ----------------------------------------------------------------------------- fixtures
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_log_folder(tmp_path_factory):
+    """The folder SB3 makes for a model that learns with no log folder of its own (by
+    default a new ``SB3-<time>`` in the system's temporary folder at every ``learn``): one
+    folder of the test run's, for the tests and the commands they start."""
+    folder = tmp_path_factory.mktemp("sb3-logs")
+    saved = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = saved
+
+
 @pytest.fixture
 def busy_cores():
     """Busy loops on every core, as other programs on a user's machine would keep them."""
