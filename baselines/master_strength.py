@@ -6,7 +6,8 @@
 ``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
 ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s (its defaults: the asks
 each search compares; how many standard errors an override needs; search only when the
-pool holds at most that many cards, ``none``: at every decision; the compiled level that
+pool holds at most that many cards, ``none``: at every decision, ``table``: 12 at two
+players and 8 at three or more; the compiled level that
 plays the rollouts; the sampler's model of how the others play); name a run's file
 ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
 ``-r{level}`` added when the rollouts are not ``hard``'s (as the default's are at three
@@ -22,7 +23,9 @@ seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's gam
 appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share with
 its 95% interval is printed; run the same command again to go on from the last part kept
 (a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
-keeps every finished part. ``--summary`` prints the result of a file without playing.
+keeps every finished part. The settings are kept beside the file (``FILE.settings.json``
+for ``FILE.jsonl``), and a run that goes on with other settings is refused before it
+plays. ``--summary`` prints the result of a file without playing.
 ``--compare FILE`` (with ``--summary``, or after a run) pairs the file's deals with another
 run's, deal by deal (the same deals and seeds give the same games wherever the two
 ``master``s choose alike), and prints both shares over the deals they share and the paired
@@ -64,12 +67,28 @@ from gofish_env.master import (
 )
 from gofish_env.rules import Rules
 
+# MasterCPU's settings as the command line names them (kept beside a run's file).
+SEARCH_SETTINGS = (
+    "simulations",
+    "candidates",
+    "margin",
+    "pool_limit",
+    "rollouts",
+    "assume_sure_hits",
+    "most_held",
+)
+
+
+def settings_path(out: Path) -> Path:
+    """Where a run's settings are kept: ``p2.jsonl`` -> ``p2.settings.json``."""
+    return out.with_suffix(".settings.json")
+
 
 def entrants(
     players: int,
     simulations: int,
     margin: float = DEFAULT_MARGIN,
-    pool_limit: int | None = DEFAULT_POOL_LIMIT,
+    pool_limit: int | str | None = DEFAULT_POOL_LIMIT,
     rollouts: str | None = DEFAULT_ROLLOUTS,
     assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
     most_held: float = DEFAULT_MOST_HELD,
@@ -241,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--pool-limit",
         default=str(DEFAULT_POOL_LIMIT),
-        help="search once the pool holds this many cards or fewer; none: at every decision",
+        help="search once the pool holds this many cards or fewer; none: at every decision; "
+        "table (the default): 12 at 2 players, 8 at 3 or more",
     )
     parser.add_argument(
         "--rollouts",
@@ -313,7 +333,22 @@ def main(argv: list[str] | None = None) -> None:
     done = len({record.deal for record in records})
     if records and sorted({r.deal for r in records}) != list(range(done)):
         sys.exit(f"{args.out}: its deals are not 0..{done - 1}; start a new file")
+    settings = {name: getattr(args, name) for name in ("players", "seed", *SEARCH_SETTINGS)}
+    kept = settings_path(args.out)
+    if records and kept.exists():
+        before = json.loads(kept.read_text())
+        changed = [
+            f"{name} {before.get(name)!r} -> {settings[name]!r}"
+            for name in settings
+            if before.get(name) != settings[name]
+        ]
+        if changed:
+            sys.exit(
+                f"{args.out}: played with other settings ({'; '.join(changed)}, {kept}); "
+                f"give the same ones to go on, or start a new file"
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(json.dumps(settings) + "\n")
     rules = Rules(players=args.players)
     lineup = (0,) + (1,) * (args.players - 1)
     measurement = Measurement(lineup_entrants, rules, args.seed, [lineup])

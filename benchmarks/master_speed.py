@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--pool-limit",
         default=str(DEFAULT_POOL_LIMIT),
-        help="search once the pool holds this many cards or fewer; none: at every decision",
+        help="search once the pool holds this many cards or fewer; none: at every decision; "
+        "table (the default): 12 at 2 players, 8 at 3 or more",
     )
     parser.add_argument(
         "--rollouts",

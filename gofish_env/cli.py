@@ -22,6 +22,7 @@ from rich.progress import (
 )
 
 from gofish_env.cpus import CPU_LEVELS
+from gofish_env.master import BY_TABLE
 from gofish_env.rules import Rules
 
 
@@ -37,21 +38,24 @@ def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> N
         parser.error(f"{flag}: got {value:g}; allowed: a number of seconds > 0")
 
 
-def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | None:
-    """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, or ``none``
-    (search at every decision)."""
-    if text.strip().lower() == "none":
+def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str | None:
+    """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, ``none``
+    (search at every decision), or ``table`` (12 at two players, 8 at three or more)."""
+    word = text.strip().lower()
+    if word == "none":
         return None
+    if word == BY_TABLE:
+        return BY_TABLE
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value < 0:
-        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 0, or none")
+        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 0, none, or {BY_TABLE}")
     return value
 
 
-ROLLOUTS_BY_TABLE = "table"  # on the command line: MasterCPU's rollouts=None
+ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line: MasterCPU's rollouts=None
 
 
 def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str | None:

@@ -12,7 +12,7 @@ from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, ma
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU, default_rollouts
+from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU, default_pool_limit, default_rollouts
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
 from gofish_env.worlds import WorldSampler
@@ -318,12 +318,11 @@ def test_scores_put_the_searched_ask_first_and_choose_asks_it_without_searching_
     assert (events, searches) == play(False)[:2]
 
 
-def test_by_default_it_searches_only_once_the_pool_is_nearly_empty():
-    game = Game(Rules(players=4), seed=8)
+def pools_searched_at(master: MasterCPU, players: int, seed: int) -> list[int]:
+    """The pool sizes at which ``master`` (seat 0, against ``expert``s) searched in one game."""
+    game = Game(Rules(players=players), seed=seed)
     tracker = KnowledgeTracker(game)
-    master = MasterCPU(2, simulations=24)
-    assert master.pool_limit == DEFAULT_POOL_LIMIT == 8
-    cpus = [master] + [make_cpu("expert", seat) for seat in (1, 2, 3)]
+    cpus = [master] + [make_cpu("expert", seat) for seat in range(1, players)]
     searched_at = []
     while not game.is_over:
         seat = game.current_player
@@ -332,4 +331,34 @@ def test_by_default_it_searches_only_once_the_pool_is_nearly_empty():
         game.ask(*cpus[seat].choose(view))
         if master.searches_made > before:
             searched_at.append(view.pool_size)
-    assert searched_at and max(searched_at) <= DEFAULT_POOL_LIMIT
+    return searched_at
+
+
+def test_by_default_it_searches_only_once_the_pool_is_nearly_empty():
+    master = MasterCPU(2, simulations=24)
+    assert master.pool_limit == DEFAULT_POOL_LIMIT == "table"
+    assert master.search_limit(4) == default_pool_limit(4) == 8
+    searched_at = pools_searched_at(master, 4, 8)
+    assert searched_at and max(searched_at) <= 8
+
+
+def test_at_two_players_the_default_search_starts_at_twelve_cards_in_the_pool():
+    assert MasterCPU(2).search_limit(2) == default_pool_limit(2) == 12
+    searched_at = [
+        pool
+        for seed in range(3)
+        for pool in pools_searched_at(MasterCPU(2, simulations=24), 2, seed)
+    ]
+    assert max(searched_at) == 12 and min(searched_at) <= 8
+    named = [
+        pool
+        for seed in range(3)
+        for pool in pools_searched_at(MasterCPU(2, simulations=24, pool_limit=8), 2, seed)
+    ]
+    assert named and max(named) <= 8
+
+
+def test_a_pool_limit_that_is_not_a_count_none_or_table_is_refused():
+    with pytest.raises(ValueError, match=r"pool_limit: got 'tabel'; allowed: .*'table'"):
+        MasterCPU(1, pool_limit="tabel")
+    assert MasterCPU(1, pool_limit=None).search_limit(2) is None

@@ -97,6 +97,7 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
     parser = argparse.ArgumentParser()
     assert parse_pool_limit(parser, "--pool-limit", "none") is None
     assert parse_pool_limit(parser, "--pool-limit", "12") == 12
+    assert parse_pool_limit(parser, "--pool-limit", "table") == "table" == DEFAULT_POOL_LIMIT
     for text in ("-1", "eight"):
         with pytest.raises(SystemExit):
             parse_pool_limit(parser, "--pool-limit", text)
@@ -160,3 +161,16 @@ def test_compare_refuses_a_missing_file_and_one_that_shares_no_deal(tmp_path, ca
     with pytest.raises(SystemExit) as exit_info:
         main(["--summary", "--out", str(run), "--compare", str(empty)])
     assert exit_info.value.code == f"--compare: {empty} shares no deal with this run"
+
+
+def test_a_run_that_goes_on_with_other_settings_is_refused_before_it_plays(tmp_path):
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])
+    kept = json.loads((tmp_path / "p2-s8.settings.json").read_text())
+    assert (kept["players"], kept["simulations"], kept["pool_limit"]) == (2, 8, "table")
+    before = path.read_text()
+    with pytest.raises(SystemExit, match=r"played with other settings \(margin 1.0 -> 0.5"):
+        main([*ONE_DEAL[:-1], "2", "--margin", "0.5", "--out", str(path)])
+    assert path.read_text() == before
+    main([*ONE_DEAL[:-1], "2", "--out", str(path)])  # the same settings go on
+    assert len(read_records(path)) == 4

@@ -14,6 +14,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
+from gofish_env.master import default_pool_limit
 from gofish_env.rules import Rules
 from gofish_training import evaluate as evaluate_module
 from gofish_training import train
@@ -199,7 +200,10 @@ def test_imitating_master_plays_it_with_the_named_rollouts_and_keeps_them_with_t
     monkeypatch.setattr(train, "collect_in_parts", keep_the_settings)
     imitation = ["--imitate", "master", "--imitate-games", "2", "--imitate-epochs", "1"]
     train.main([*TINY, "--out", str(tmp_path), *imitation, "--imitate-rollouts", "random"])
-    assert kept["settings"][0] == "master" and kept["settings"][-1] == {"rollouts": "random"}
+    assert kept["settings"][0] == "master" and kept["settings"][-1] == {
+        "rollouts": "random",
+        "pool_limit": default_pool_limit(4),
+    }
     (folder,) = tmp_path.iterdir()
     assert json.loads((folder / "args.json").read_text())["imitate_rollouts"] == "random"
 
@@ -209,10 +213,16 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
         args = train.parse_args(list(argv))
         return train.teacher_options(args, Rules(players=args.players))
 
-    assert options("--imitate", "master", "--players", "4") == {"rollouts": "expert"}
-    assert options("--imitate", "master", "--players", "2") == {"rollouts": "hard"}
+    assert options("--imitate", "master", "--players", "4") == {
+        "rollouts": "expert",
+        "pool_limit": 8,
+    }
+    assert options("--imitate", "master", "--players", "2") == {
+        "rollouts": "hard",
+        "pool_limit": 12,
+    }
     named = options("--imitate", "master", "--players", "4", "--imitate-rollouts", "hard")
-    assert named == {"rollouts": "hard"}
+    assert named == {"rollouts": "hard", "pool_limit": 8}
     assert options("--imitate", "expert") is None
 
 

@@ -42,7 +42,7 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.master import default_rollouts
+from gofish_env.master import default_pool_limit, default_rollouts
 from gofish_env.rules import Rules
 from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
@@ -581,11 +581,15 @@ def make_model(run: Run, env: TimedMaskedVecEnv):
 
 
 def teacher_options(args: Args, rules: Rules) -> dict | None:
-    """The teacher's settings beyond its level: ``master``'s rollouts, always named (so
-    that parts played with other rollouts, by an older default included, are not kept)."""
+    """The teacher's settings beyond its level: ``master``'s rollouts and the pool size it
+    searches from, always named (so that parts played otherwise, by an older default
+    included, are not kept)."""
     if args.imitate != "master":
         return None
-    return {"rollouts": args.imitate_rollouts or default_rollouts(rules.players)}
+    return {
+        "rollouts": args.imitate_rollouts or default_rollouts(rules.players),
+        "pool_limit": default_pool_limit(rules.players),
+    }
 
 
 def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
