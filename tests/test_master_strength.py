@@ -174,3 +174,26 @@ def test_a_run_that_goes_on_with_other_settings_is_refused_before_it_plays(tmp_p
     assert path.read_text() == before
     main([*ONE_DEAL[:-1], "2", "--out", str(path)])  # the same settings go on
     assert len(read_records(path)) == 4
+
+
+def test_a_summary_reads_the_table_from_the_runs_settings(tmp_path, capsys):
+    path = tmp_path / "p3.jsonl"
+    main(
+        [
+            "--players",
+            "3",
+            "--simulations",
+            "8",
+            "--workers",
+            "1",
+            "--deals",
+            "1",
+            "--out",
+            str(path),
+        ]
+    )
+    capsys.readouterr()
+    main(["--summary", "--out", str(path)])  # no --players: the file's settings say 3
+    printed = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (printed["players"], printed["simulations"], printed["deals"]) == (3, 8, 1)
+    assert printed["fair"] == round(1 / 3, 4)
