@@ -25,8 +25,9 @@ its 95% interval is printed; run the same command again to go on from the last p
 (a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
 keeps every finished part. The settings are kept beside the file (``FILE.settings.json``
 for ``FILE.jsonl``), and a run that goes on with other settings is refused before it
-plays. ``--summary`` prints the result of a file without playing (with the table, seed and
-budget its settings name, where they are kept).
+plays (a file from before they were kept is taken as played with the settings given).
+``--summary`` prints the result of a file without playing (with the table, seed and budget
+its settings name, where they are kept).
 ``--compare FILE`` (with ``--summary``, or after a run) pairs the file's deals with another
 run's, deal by deal (the same deals and seeds give the same games wherever the two
 ``master``s choose alike), and prints both shares over the deals they share and the paired

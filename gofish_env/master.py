@@ -69,7 +69,7 @@ def default_rollouts(players: int) -> str:
 
 def default_pool_limit(players: int) -> int:
     """The pool size from which ``master`` searches where none is named. 12 at two players:
-    paired with 8, +0.010 +/- 0.007 over 6,000 deals, at 19 ms a searching decision. 8 at
+    paired with 8, +0.011 +/- 0.006 over 8,000 deals, at 19 ms a searching decision. 8 at
     three or more, where 12 costs 58 ms a searching decision at four players, over the
     issue's 50 (docs/baselines.md)."""
     return 12 if players == 2 else 8
@@ -201,6 +201,7 @@ class MasterCPU(CPU):
         return default_pool_limit(players) if self.pool_limit == BY_TABLE else self.pool_limit
 
     def in_search_window(self, view: PlayerView) -> bool:
+        """Whether the pool is small enough for a search at this decision."""
         limit = self.search_limit(view.rules.players)
         return limit is None or view.pool_size <= limit
 
