@@ -314,17 +314,9 @@ def main(argv: list[str] | None = None) -> None:
     args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
     if args.most_held is not None and not args.most_held >= 0:
         parser.error(f"--most-held: got {args.most_held}; allowed: a number >= 0")
+    search = {name: getattr(args, name) for name in SEARCH_SETTINGS}
     try:
-        lineup_entrants = entrants(
-            args.players,
-            args.simulations,
-            args.margin,
-            args.pool_limit,
-            args.rollouts,
-            args.assume_sure_hits,
-            args.most_held,
-            args.candidates,
-        )
+        lineup_entrants = entrants(args.players, **search)
     except ValueError as error:
         parser.error(f"--{error}")
     records = read_records(args.out)
@@ -340,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     done = len({record.deal for record in records})
     if records and sorted({r.deal for r in records}) != list(range(done)):
         sys.exit(f"{args.out}: its deals are not 0..{done - 1}; start a new file")
-    settings = {name: getattr(args, name) for name in ("players", "seed", *SEARCH_SETTINGS)}
+    settings = {"players": args.players, "seed": args.seed, **search}
     kept = settings_path(args.out)
     if records and kept.exists():
         before = json.loads(kept.read_text())
