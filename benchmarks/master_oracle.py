@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from gofish_baselines.master_strength import deal_shares, mean_and_interval, read_records
+from gofish_baselines.master_strength import deal_shares, mean_and_interval, print_comparison
 from gofish_env.cards import parse_card
 from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
@@ -94,15 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"oracle master vs expert, {args.players} players, {len(shares)} deals: ", end="")
     print(mean_and_interval(list(shares.values())), f"(load {os.getloadavg()[0]:.1f})")
     print(f"searches {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
-    if args.compare is not None:
-        other = deal_shares(read_records(args.compare))
-        deals = sorted(set(shares) & set(other))
-        if not deals:
-            sys.exit(f"--compare: {args.compare} shares no deal with this run")
-        print(f"{args.compare.name} on the same {len(deals)} deals: ", end="")
-        print(mean_and_interval([other[deal] for deal in deals]))
-        print("paired difference: ", end="")
-        print(mean_and_interval([shares[deal] - other[deal] for deal in deals]))
+    print_comparison(records, args.compare)
 
 
 if __name__ == "__main__":

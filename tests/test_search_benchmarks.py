@@ -3,6 +3,7 @@ the true ones, and benchmarks/master_oracle.py's search over the true hands."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -94,4 +95,7 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
     assert levels == {"random"}
     out = capsys.readouterr().out
     assert "oracle master vs expert, 2 players, 2 deals:" in out
-    assert "p2.jsonl on the same 2 deals:" in out and "paired difference:" in out
+    paired = json.loads(out.strip().splitlines()[-1])  # the pairing of master_strength
+    assert paired["compare"] == str(run) and paired["deals"] == 2
+    run_shares = strength.deal_shares(strength.read_records(run))
+    assert paired["other"] == round(sum(run_shares.values()) / 2, 4)
