@@ -36,7 +36,7 @@ from gofish_env.cli import (
 from gofish_env.cpus import make_cpu
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
+from gofish_env.master import BY_TABLE, DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
 
 
 def decisions(players: int, games: int):
@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)
-    rollouts = args.rollouts or "by-table"
-    setting = f"margin {args.margin}, pool limit {args.pool_limit}, {rollouts} rollouts"
+    pool_limit = "by table" if args.pool_limit == BY_TABLE else args.pool_limit
+    rollouts = args.rollouts or "by table"
+    setting = f"margin {args.margin}, pool limit {pool_limit}, rollouts {rollouts}"
     load = os.getloadavg()[0]
     table = Table(title=f"master ({setting}): ms per decision (load at start {load:.2f})")
     for column in (
