@@ -10,8 +10,9 @@ learn it). The gap between its win share and ``master``'s is what better inferen
 the hidden hands could give at most. It reads the game itself, so it is never registered
 as a level; the measurement is ``baselines/master_strength.py``'s (one of it against
 ``players - 1`` ``expert``s, duplicate deals, seed 1), so ``--compare FILE`` pairs its
-deals with a ``master_strength`` run's. ``--rollouts`` as there (the figures in
-docs/baselines.md were taken with ``hard`` rollouts, the default then).
+deals with a ``master_strength`` run's. ``--rollouts`` as there (docs/baselines.md gives
+the first figures, taken from 8 cards with ``hard`` rollouts, and those of today's
+defaults).
 """
 
 from __future__ import annotations
