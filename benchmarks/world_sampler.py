@@ -15,7 +15,11 @@ the other seats are from their true hands (cards misplaced, summed over ranks an
 and how often a world has every other hand right, for each model of how the others play
 (``MODELS``). The model's fit (``--fit-games``): how often ``expert``'s plain asks are
 for the rank it holds most of, the rule ``most_held`` weighs, before the end of the pool
-and within the end it leaves out.
+and within the end it leaves out. Calibration (``--calibration-games``): where ``master``
+searches (the pool at its limit for the table or below), for each rank the seat to move
+holds that another seat is neither proved to hold nor proved not to, the share of worlds
+in which that seat holds one against how often it really does, in bins of 0.1, with the
+Brier score of each model.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from gofish_env import world_enumeration as enumeration
 from gofish_env.cli import check_count, parse_players_list
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.master import default_pool_limit
 from gofish_env.worlds import ENDGAME_POOL, WorldSampler, barred_ranks
 
 STAGES = (10, 30, 60)
@@ -142,6 +147,49 @@ def most_held_fit(players: int, games: int) -> list[tuple[str, int, float, float
     return rows
 
 
+def calibration(players: int, games: int, worlds: int) -> dict[str, np.ndarray]:
+    """Each model's predictions, an array [n, 2] of (share of worlds, truth): at seat ``g
+    % players``'s decisions of game ``g`` (``expert`` at every seat) once the pool holds
+    ``default_pool_limit(players)`` cards or fewer, for every other seat and every rank the
+    seat to move holds that the other is neither proved to hold nor proved not to: the
+    share of ``worlds`` sampled worlds in which it holds one, and whether it does."""
+    limit = default_pool_limit(players)
+    rows: dict[str, list[tuple[float, bool]]] = {name: [] for name, *_ in MODELS}
+    for number, game, view, _ in expert_decisions(players, games, 5000, 13):
+        seat = view.seat
+        if game.pool_size > limit or seat != number % players:
+            continue
+        held = view.own_counts
+        open_ranks = [
+            (other, rank)
+            for other in range(players)
+            if other != seat
+            for rank in range(view.rules.ranks)
+            if held[rank] and not view.least[other, rank] and view.most[other, rank] > 0
+        ]
+        if not open_ranks:
+            continue
+        for name, assume, most_held in MODELS:
+            sampler = WorldSampler(view, seed=number, assume_sure_hits=assume, most_held=most_held)
+            hands = sampler.sample(worlds).hands
+            for other, rank in open_ranks:
+                truth = game.hand_counts(other)[rank] > 0
+                rows[name].append((float((hands[:, other, rank] > 0).mean()), truth))
+    return {name: np.array(pairs, float).reshape(-1, 2) for name, pairs in rows.items()}
+
+
+def calibration_bins(pairs: np.ndarray) -> list[tuple[float, int, float, float]]:
+    """(bin's low end, predictions, mean prediction, share true) in bins of 0.1 (the last
+    holds 1.0), for the bins that hold any."""
+    predicted, truth = pairs[:, 0], pairs[:, 1]
+    bins = np.minimum((predicted * 10).astype(int), 9)
+    return [
+        (low / 10, int(mask.sum()), float(predicted[mask].mean()), float(truth[mask].mean()))
+        for low in range(10)
+        if (mask := bins == low).any()
+    ]
+
+
 def small_positions():
     """(name, game) of positions small enough to enumerate."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -170,6 +218,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--fit-games", type=int, default=100, help="expert games a table, for the asks' fit"
     )
+    parser.add_argument(
+        "--calibration-games", type=int, default=100, help="expert games a table, calibration"
+    )
     args = parser.parse_args(argv)
     for flag in (
         "--worlds",
@@ -178,6 +229,7 @@ def main(argv: list[str] | None = None) -> None:
         "--truth-games",
         "--truth-worlds",
         "--fit-games",
+        "--calibration-games",
     ):
         check_count(parser, flag, getattr(args, flag[2:].replace("-", "_")))
     if args.truth_pool < 0:
@@ -249,6 +301,29 @@ def main(argv: list[str] | None = None) -> None:
         for stage, asks, *shares in most_held_fit(players, args.fit_games):
             fit.add_row(str(players), stage, str(asks), *(f"{share:.3f}" for share in shares))
     console.print(fit)
+    for players in args.players:
+        by_model = calibration(players, args.calibration_games, args.truth_worlds)
+        summary = Table(
+            title=f"Calibration at {players} players ({args.calibration_games} expert games, "
+            f"pool <= {default_pool_limit(players)}, {args.truth_worlds} worlds a decision)"
+        )
+        for column in ("model", "predictions", "Brier", "mean predicted", "share true"):
+            summary.add_column(column, justify="right")
+        for name, pairs in by_model.items():
+            brier = float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean()) if len(pairs) else 0.0
+            mean = pairs.mean(axis=0) if len(pairs) else np.zeros(2)
+            summary.add_row(
+                name, str(len(pairs)), f"{brier:.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
+            )
+        console.print(summary)
+        bins = Table(title=f"Calibration of {MODELS[-1][0]} at {players} players, by bin")
+        for column in ("bin", "predictions", "mean predicted", "share true"):
+            bins.add_column(column, justify="right")
+        for low, count, predicted, observed in calibration_bins(by_model[MODELS[-1][0]]):
+            bins.add_row(
+                f"{low:.1f}-{low + 0.1:.1f}", str(count), f"{predicted:.3f}", f"{observed:.3f}"
+            )
+        console.print(bins)
 
 
 if __name__ == "__main__":

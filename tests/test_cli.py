@@ -149,6 +149,11 @@ BAD_ARGUMENTS = [
     ("world_sampler", ["--truth-pool", "-1"], "--truth-pool: got -1; allowed: an integer >= 0"),
     ("world_sampler", ["--truth-games", "0"], "--truth-games: got 0; allowed: an integer >= 1"),
     ("world_sampler", ["--fit-games", "0"], "--fit-games: got 0; allowed: an integer >= 1"),
+    (
+        "world_sampler",
+        ["--calibration-games", "0"],
+        "--calibration-games: got 0; allowed: an integer >= 1",
+    ),
     ("master_oracle", ["--deals", "0"], "--deals: got 0; allowed: an integer >= 1"),
     ("master_oracle", ["--players", "7"], "--players: got 7; allowed: an integer from 2 to 6"),
     ("master_oracle", ["--compare", "nowhere.jsonl"], "--compare: no such file: nowhere.jsonl"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from test_cli import _benchmark
 
@@ -41,6 +42,40 @@ def test_the_model_s_fit_to_expert_s_asks_is_measured_by_stage():
     assert all(stage.startswith("the end, pool ") for stage, *_ in rows[1:])
     assert all(asks > 0 and abs(sum(shares) - 1) < 1e-9 for _, asks, *shares in rows)
     assert rows[0][2] > 0.95
+
+
+def test_the_sampler_s_calibration_is_measured_for_each_model():
+    """benchmarks/world_sampler.py's calibration: the same predictions for every model (a
+    share of worlds, and the truth), and modelling the others' play scores better than the
+    plain sampler."""
+    by_model = _benchmark("world_sampler").calibration(players=2, games=6, worlds=40)
+    assert list(by_model) == [
+        "plain",
+        "sure hits",
+        "sure hits + most held 2.0",
+        "sure hits + most held 8.0",
+    ]
+    plain = by_model["plain"]
+    assert len(plain) > 20
+    for pairs in by_model.values():
+        assert pairs.shape == plain.shape
+        assert ((pairs >= 0) & (pairs <= 1)).all()
+        assert (pairs[:, 1] == plain[:, 1]).all()  # the same ranks, in the same order
+
+    def brier(pairs):
+        return ((pairs[:, 0] - pairs[:, 1]) ** 2).mean()
+
+    assert brier(by_model["sure hits + most held 8.0"]) < brier(plain)
+
+
+def test_calibration_bins_hold_every_prediction_once():
+    """Bins of 0.1, the last holding 1.0: each bin's count, mean prediction and share true."""
+    bins = _benchmark("world_sampler").calibration_bins(
+        np.array([(0.05, 0), (0.15, 1), (0.12, 0), (0.95, 1), (1.0, 1)], float)
+    )
+    assert [(low, count) for low, count, _, _ in bins] == [(0.0, 1), (0.1, 2), (0.9, 2)]
+    assert bins[1][2:] == pytest.approx((0.135, 0.5))
+    assert bins[2][2:] == pytest.approx((0.975, 1.0))
 
 
 def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path, capsys):
