@@ -310,8 +310,11 @@ def main(argv: list[str] | None = None) -> None:
         for column in ("model", "predictions", "Brier", "mean predicted", "share true"):
             summary.add_column(column, justify="right")
         for name, pairs in by_model.items():
-            brier = float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean()) if len(pairs) else 0.0
-            mean = pairs.mean(axis=0) if len(pairs) else np.zeros(2)
+            if not len(pairs):
+                summary.add_row(name, "0", "-", "-", "-")
+                continue
+            brier = float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean())
+            mean = pairs.mean(axis=0)
             summary.add_row(
                 name, str(len(pairs)), f"{brier:.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
             )
