@@ -92,16 +92,27 @@ def expert_decisions(players: int, games: int, seed: int, cpu_step: int):
             game.ask(*ask)
 
 
+def decisions_in_turn(players: int, games: int, pool: int, seed: int, cpu_step: int):
+    """(game number, game, view) at seat ``g % players``'s decisions of game ``g`` (of
+    ``expert_decisions``) once the pool holds ``pool`` cards or fewer."""
+    for number, game, view, _ in expert_decisions(players, games, seed, cpu_step):
+        if game.pool_size <= pool and view.seat == number % players:
+            yield number, game, view
+
+
+def brier(pairs: np.ndarray) -> float:
+    """The Brier score of predictions ``pairs`` [n, 2] of (chance, truth)."""
+    return float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean())
+
+
 def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
     """(model, decisions, mean cards misplaced, share of worlds with every other hand
     right, ms to build and sample) at seat ``g % players``'s decisions of game ``g`` once
     the pool holds ``pool`` cards or fewer (``expert`` at every seat)."""
     totals = {name: [0.0, 0.0, 0.0] for name, *_ in MODELS}
     decisions = 0
-    for number, game, view, _ in expert_decisions(players, games, 1000, 7):
+    for number, game, view in decisions_in_turn(players, games, pool, 1000, 7):
         seat = view.seat
-        if game.pool_size > pool or seat != number % players:
-            continue
         decisions += 1
         others = [other for other in range(players) if other != seat]
         truth = np.array([game.hand_counts(other) for other in others])
@@ -155,10 +166,8 @@ def calibration(players: int, games: int, worlds: int) -> dict[str, np.ndarray]:
     share of ``worlds`` sampled worlds in which it holds one, and whether it does."""
     limit = default_pool_limit(players)
     rows: dict[str, list[tuple[float, bool]]] = {name: [] for name, *_ in MODELS}
-    for number, game, view, _ in expert_decisions(players, games, 5000, 13):
+    for number, game, view in decisions_in_turn(players, games, limit, 5000, 13):
         seat = view.seat
-        if game.pool_size > limit or seat != number % players:
-            continue
         held = view.own_counts
         open_ranks = [
             (other, rank)
@@ -169,11 +178,11 @@ def calibration(players: int, games: int, worlds: int) -> dict[str, np.ndarray]:
         ]
         if not open_ranks:
             continue
+        truths = [game.hand_counts(other)[rank] > 0 for other, rank in open_ranks]
         for name, assume, most_held in MODELS:
             sampler = WorldSampler(view, seed=number, assume_sure_hits=assume, most_held=most_held)
             hands = sampler.sample(worlds).hands
-            for other, rank in open_ranks:
-                truth = game.hand_counts(other)[rank] > 0
+            for (other, rank), truth in zip(open_ranks, truths, strict=True):
                 rows[name].append((float((hands[:, other, rank] > 0).mean()), truth))
     return {name: np.array(pairs, float).reshape(-1, 2) for name, pairs in rows.items()}
 
@@ -313,10 +322,9 @@ def main(argv: list[str] | None = None) -> None:
             if not len(pairs):
                 summary.add_row(name, "0", "-", "-", "-")
                 continue
-            brier = float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean())
             mean = pairs.mean(axis=0)
             summary.add_row(
-                name, str(len(pairs)), f"{brier:.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
+                name, str(len(pairs)), f"{brier(pairs):.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
             )
         console.print(summary)
         bins = Table(title=f"Calibration of {MODELS[-1][0]} at {players} players, by bin")

@@ -48,7 +48,8 @@ def test_the_sampler_s_calibration_is_measured_for_each_model():
     """benchmarks/world_sampler.py's calibration: the same predictions for every model (a
     share of worlds, and the truth), and modelling the others' play scores better than the
     plain sampler."""
-    by_model = _benchmark("world_sampler").calibration(players=2, games=6, worlds=40)
+    benchmark = _benchmark("world_sampler")
+    by_model = benchmark.calibration(players=2, games=6, worlds=40)
     assert list(by_model) == [
         "plain",
         "sure hits",
@@ -61,11 +62,7 @@ def test_the_sampler_s_calibration_is_measured_for_each_model():
         assert pairs.shape == plain.shape
         assert ((pairs >= 0) & (pairs <= 1)).all()
         assert (pairs[:, 1] == plain[:, 1]).all()  # the same ranks, in the same order
-
-    def brier(pairs):
-        return ((pairs[:, 0] - pairs[:, 1]) ** 2).mean()
-
-    assert brier(by_model["sure hits + most held 8.0"]) < brier(plain)
+    assert benchmark.brier(by_model["sure hits + most held 8.0"]) < benchmark.brier(plain)
 
 
 def test_calibration_bins_hold_every_prediction_once():
@@ -76,6 +73,7 @@ def test_calibration_bins_hold_every_prediction_once():
     assert [(low, count) for low, count, _, _ in bins] == [(0.0, 1), (0.1, 2), (0.9, 2)]
     assert bins[1][2:] == pytest.approx((0.135, 0.5))
     assert bins[2][2:] == pytest.approx((0.975, 1.0))
+    assert _benchmark("world_sampler").brier(np.array([(0.5, 1), (1.0, 1)])) == 0.125
 
 
 def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path, capsys):
