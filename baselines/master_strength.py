@@ -7,15 +7,15 @@
 ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s (its defaults: the asks
 each search compares; how many standard errors an override needs; search only when the
 pool holds at most that many cards, ``none``: at every decision, ``table``: 12 at two
-players and 8 at three or more; the compiled level that
-plays the rollouts; the sampler's model of how the others play); name a run's file
+players, 16 at four and 8 otherwise; the compiled level that plays the rollouts; the
+sampler's model of how the others play); name a run's file
 ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
-``-r{level}`` added when the rollouts are not ``hard``'s (as the default's are at three
-players or more: ``expert``), ``-c{candidates}`` when they are not 6, and ``-a1-h{most
-held}`` when the sampler models the others' play (the default now; a file without them was
-run with the plain sampler, as before the model; a file named ``p{players}-s{simulations}``
-alone is read as searching at every decision with a margin of 2.5, the settings of the
-first runs).
+``-r{level}`` added when the rollouts are not ``hard``'s only (``-rexpert`` for the
+default's at three players, ``-rtable`` for the default's at four), ``-c{candidates}``
+when they are not 6, and ``-a1-h{most held}`` when the sampler models the others' play
+(the default now; a file without them was run with the plain sampler, as before the model;
+a file named ``p{players}-s{simulations}`` alone is read as searching at every decision
+with a margin of 2.5, the settings of the first runs).
 
 The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
 ``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
@@ -65,6 +65,8 @@ from gofish_env.master import (
     DEFAULT_POOL_LIMIT,
     DEFAULT_ROLLOUTS,
     DEFAULT_SIMULATIONS,
+    POOL_LIMIT_TABLE,
+    ROLLOUTS_TABLE,
     MasterCPU,
 )
 from gofish_env.rules import Rules
@@ -263,13 +265,13 @@ def main(argv: list[str] | None = None) -> None:
         "--pool-limit",
         default=str(DEFAULT_POOL_LIMIT),
         help="search once the pool holds this many cards or fewer; none: at every decision; "
-        "table (the default): 12 at 2 players, 8 at 3 or more",
+        f"table (the default): {POOL_LIMIT_TABLE}",
     )
     parser.add_argument(
         "--rollouts",
         default=ROLLOUTS_BY_TABLE,
-        help="the compiled CPU level that plays the rollouts; table (the default): expert at 3 "
-        "players or more, hard at 2",
+        help="the compiled CPU level that plays the rollouts; table (the default): "
+        + ROLLOUTS_TABLE,
     )
     parser.add_argument(
         "--assume-sure-hits",

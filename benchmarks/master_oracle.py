@@ -51,7 +51,7 @@ class OracleMaster(MasterCPU):
         shuffle = np.random.default_rng(seed)
         pools = np.array([shuffle.permutation(pool) for _ in range(count)], np.int64)
         worlds = SampledWorlds(None, view, np.tile(hands, (count, 1, 1)), pools.reshape(count, -1))
-        level = self.rollout_level(view.rules.players)
+        level = self.rollout_level(view.rules.players, view.pool_size)
         share, margin = rollout_values(view, worlds, keys, level, seed=seed)
         return share + CATCH_WEIGHT * margin
 

@@ -36,7 +36,14 @@ from gofish_env.cli import (
 from gofish_env.cpus import make_cpu
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import BY_TABLE, DEFAULT_MARGIN, DEFAULT_POOL_LIMIT, MasterCPU
+from gofish_env.master import (
+    BY_TABLE,
+    DEFAULT_MARGIN,
+    DEFAULT_POOL_LIMIT,
+    POOL_LIMIT_TABLE,
+    ROLLOUTS_TABLE,
+    MasterCPU,
+)
 
 
 def decisions(players: int, games: int):
@@ -75,13 +82,13 @@ def main(argv: list[str] | None = None) -> None:
         "--pool-limit",
         default=str(DEFAULT_POOL_LIMIT),
         help="search once the pool holds this many cards or fewer; none: at every decision; "
-        "table (the default): 12 at 2 players, 8 at 3 or more",
+        f"table (the default): {POOL_LIMIT_TABLE}",
     )
     parser.add_argument(
         "--rollouts",
         default=ROLLOUTS_BY_TABLE,
         help=f"the compiled level that plays the rollouts: {', '.join(COMPILED)}, or table: "
-        f"expert at 3 players or more, hard at 2",
+        f"{ROLLOUTS_TABLE}",
     )
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)

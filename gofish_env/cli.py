@@ -40,7 +40,7 @@ def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> N
 
 def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str | None:
     """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, ``none``
-    (search at every decision), or ``table`` (12 at two players, 8 at three or more)."""
+    (search at every decision), or ``table`` (``master.POOL_LIMIT_TABLE``)."""
     word = text.strip().lower()
     if word == "none":
         return None
@@ -60,7 +60,7 @@ ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line: MasterCPU's rollouts=None
 
 def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str | None:
     """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``table``
-    (None: ``expert`` at three players or more, ``hard`` at two)."""
+    (None: ``master.ROLLOUTS_TABLE``)."""
     from gofish_env.evaluation.batched import COMPILED
 
     if text == ROLLOUTS_BY_TABLE:

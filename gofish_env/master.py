@@ -1,10 +1,10 @@
 """The ``master`` CPU: determinized search over hidden worlds sampled from its view.
 
 It plays as ``expert`` until the pool holds ``pool_limit`` cards or fewer (by default 12 at
-two players and 8 at three or more: ``default_pool_limit``): near the end of the pool few
-cards stay hidden, the sampled worlds tell the candidates apart, and that is where a
-search beats ``expert`` (earlier, its overrides were noise and it was level with
-``expert``: docs/baselines.md). From then on, at each decision with a real choice,
+two players, 16 at four and 8 at three, five and six: ``default_pool_limit``): near the
+end of the pool few cards stay hidden, the sampled worlds tell the candidates apart, and
+that is where a search beats ``expert`` (earlier, its overrides were noise and it was
+level with ``expert``: docs/baselines.md). From then on, at each decision with a real choice,
 ``master``:
 
 1. takes ``expert``'s choice and the next best asks (one per target and rank) by its
@@ -15,10 +15,11 @@ search beats ``expert`` (earlier, its overrides were noise and it was level with
    hand, read as the play of seats that take sure hits and ask for the rank they hold
    most of: ``assume_sure_hits``, ``most_held``);
 3. in every world makes every candidate ask and has compiled CPUs (``rollouts``; by
-   default ``expert`` at three players or more and ``hard`` at two: ``default_rollouts``)
-   play all seats to the end, every rollout in one call of the vector engine
-   (``gofish_env.rollouts``); the same worlds and the same CPU seeds serve every
-   candidate (common random numbers), so the candidates differ by their ask only;
+   default ``expert`` at three players or more and ``hard`` at two, and at four ``hard``
+   while the pool holds more than 8 cards: ``default_rollouts``) play all seats to the end,
+   every rollout in one call of the vector engine (``gofish_env.rollouts``); the same
+   worlds and the same CPU seeds serve every candidate (common random numbers), so the
+   candidates differ by their ask only;
 4. values each rollout by its share of the win, plus ``CATCH_WEIGHT`` times its catches
    ahead of the best other seat's (a smoother signal than the win alone, worth less than
    any win), and asks the candidate with the best mean only if it beats ``expert``'s
@@ -47,9 +48,15 @@ CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 BY_TABLE = "table"  # a setting taken from the number of players
 DEFAULT_POOL_LIMIT = BY_TABLE  # search once the pool holds this many cards or fewer
-DEFAULT_ROLLOUTS = None  # the compiled level that plays every seat of a rollout: by table
+DEFAULT_ROLLOUTS = BY_TABLE  # the compiled level that plays every seat of a rollout
 DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
 DEFAULT_MOST_HELD = 8.0  # weight against worlds where the others asked a rank they held fewer of
+HARD_ROLLOUTS_ABOVE = 8  # at four players, hard rollouts while the pool holds more cards
+# The tables above in words, for help texts.
+POOL_LIMIT_TABLE = "12 at 2 players, 16 at 4, 8 otherwise"
+ROLLOUTS_TABLE = (
+    "hard at 2 players, and at 4 while the pool holds more than 8 cards; expert otherwise"
+)
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
 
@@ -59,20 +66,26 @@ def _position(view: PlayerView) -> tuple:
     return (view.seat, view.knowledge.num_events, tuple(view.own_counts), id(view.knowledge))
 
 
-def default_rollouts(players: int) -> str:
-    """The rollout level where none is named. ``expert`` at three players or more: paired
-    with ``hard``, +0.007 over 6,000 deals at four and +0.015 over 2,000 at three, for
-    about twice the time a search. ``hard`` at two, where ``expert`` gains nothing
+def default_rollouts(players: int, pool_size: int) -> str:
+    """The rollout level where none is named, at a search with ``pool_size`` cards in the
+    pool. ``hard`` at two players, where ``expert`` gains nothing. ``expert`` at three
+    players or more (paired with ``hard``, +0.007 over 6,000 deals at four and +0.015 over
+    2,000 at three, for about twice the time a search), but at four players only once the
+    pool holds ``HARD_ROLLOUTS_ABOVE`` cards or fewer: earlier searches there (from 16
+    cards) are played out by ``hard``, whose rollouts cost about a third as much
     (docs/baselines.md)."""
-    return "hard" if players == 2 else "expert"
+    if players == 2 or (players == 4 and pool_size > HARD_ROLLOUTS_ABOVE):
+        return "hard"
+    return "expert"
 
 
 def default_pool_limit(players: int) -> int:
     """The pool size from which ``master`` searches where none is named. 12 at two players:
-    paired with 8, +0.011 +/- 0.006 over 8,000 deals, at 19 ms a searching decision. 8 at
-    three or more, where 12 costs 58 ms a searching decision at four players, over the
-    issue's 50 (docs/baselines.md)."""
-    return 12 if players == 2 else 8
+    paired with 8, +0.011 +/- 0.006 over 8,000 deals, at 19 ms a searching decision. 16 at
+    four, with ``hard`` rollouts while the pool holds more than 8 (``default_rollouts``):
+    paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision.
+    8 at three, five and six players (docs/baselines.md)."""
+    return {2: 12, 4: 16}.get(players, 8)
 
 
 def searches(rules) -> bool:
@@ -100,12 +113,12 @@ class MasterCPU(CPU):
         from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
         from gofish_env.worlds import check_play_model
 
-        if rollouts is not None and rollouts not in COMPILED:
+        if rollouts not in (None, BY_TABLE, *COMPILED):
             raise ValueError(
-                f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED)}, or None (by "
-                f"table: default_rollouts)"
+                f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED)}, or {BY_TABLE!r} "
+                f"or None (by table: default_rollouts)"
             )
-        self.rollouts_named = rollouts
+        self.rollouts_named = None if rollouts == BY_TABLE else rollouts
         for field, value, least in (("simulations", simulations, 1), ("candidates", candidates, 2)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{field}: got {value!r}; allowed: an integer >= {least}")
@@ -205,9 +218,10 @@ class MasterCPU(CPU):
         limit = self.search_limit(view.rules.players)
         return limit is None or view.pool_size <= limit
 
-    def rollout_level(self, players: int) -> str:
-        """The compiled level that plays the rollouts at a table of ``players``."""
-        return self.rollouts_named or default_rollouts(players)
+    def rollout_level(self, players: int, pool_size: int) -> str:
+        """The compiled level that plays the rollouts of a search at a table of ``players``
+        with ``pool_size`` cards in the pool."""
+        return self.rollouts_named or default_rollouts(players, pool_size)
 
     def values(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
         """The mean rollout value of each (target, rank) in ``keys``."""
@@ -226,7 +240,7 @@ class MasterCPU(CPU):
             view, seed=seed, assume_sure_hits=self.assume_sure_hits, most_held=self.most_held
         )
         worlds = sampler.sample(count, keep_deals=True)
-        level = self.rollout_level(view.rules.players)
+        level = self.rollout_level(view.rules.players, view.pool_size)
         share, margin = rollout_values(view, worlds, keys, level, seed=seed)
         return share + CATCH_WEIGHT * margin
 

@@ -92,7 +92,7 @@ def test_make_cpu_refuses_an_unknown_level():
 
 
 def test_make_cpu_passes_options_to_the_level_and_refuses_one_it_does_not_take():
-    assert make_cpu("master", 3, rollouts="random").rollout_level(4) == "random"
+    assert make_cpu("master", 3, rollouts="random").rollout_level(4, 8) == "random"
     with pytest.raises(ValueError, match=r"cpu: 'hard' takes no option among \['rollouts'\]"):
         make_cpu("hard", 3, rollouts="random")
 

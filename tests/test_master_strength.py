@@ -39,8 +39,9 @@ def test_a_run_in_parts_is_the_same_as_one_run_and_the_table_reads_it(tmp_path, 
 def test_the_settings_reach_master():
     master = entrants(2, 8, 1.0, 4)[0].spec
     assert (master.simulations, master.margin, master.pool_limit) == (8, 1.0, 4)
-    assert (master.rollout_level(2), master.rollout_level(4)) == ("hard", "expert")
-    assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level(2) == "expert"
+    assert (master.rollout_level(2, 8), master.rollout_level(4, 8)) == ("hard", "expert")
+    assert master.rollout_level(4, 9) == "hard"
+    assert entrants(2, 8, rollouts="expert")[0].spec.rollout_level(2, 12) == "expert"
     plain = entrants(2, 8, assume_sure_hits=False, most_held=0.0)[0].spec
     assert (plain.assume_sure_hits, plain.most_held) == (False, 0.0)
     assert entrants(2, 8)[0].spec.candidates == DEFAULT_CANDIDATES

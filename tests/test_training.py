@@ -14,7 +14,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.master import default_pool_limit
+from gofish_env.master import MasterCPU, default_pool_limit
 from gofish_env.rules import Rules
 from gofish_training import evaluate as evaluate_module
 from gofish_training import train
@@ -213,16 +213,27 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
         args = train.parse_args(list(argv))
         return train.teacher_options(args, Rules(players=args.players))
 
+    # At four players the table's level changes within the window (hard above 8 cards).
     assert options("--imitate", "master", "--players", "4") == {
-        "rollouts": "expert",
-        "pool_limit": 8,
+        "rollouts": "table",
+        "pool_limit": 16,
     }
     assert options("--imitate", "master", "--players", "2") == {
         "rollouts": "hard",
         "pool_limit": 12,
     }
+    assert options("--imitate", "master", "--players", "3") == {
+        "rollouts": "expert",
+        "pool_limit": 8,
+    }
     named = options("--imitate", "master", "--players", "4", "--imitate-rollouts", "hard")
-    assert named == {"rollouts": "hard", "pool_limit": 8}
+    assert named == {"rollouts": "hard", "pool_limit": 16}
+    # From 8 cards the four-player table is expert's alone: the teacher before 16 cards.
+    earlier = options("--imitate", "master", "--players", "4", "--imitate-pool-limit", "8")
+    assert earlier == {"rollouts": "expert", "pool_limit": 8}
+    teacher = MasterCPU(1, **earlier)
+    assert (teacher.search_limit(4), teacher.rollout_level(4, 8)) == (8, "expert")
+    assert MasterCPU(1, **options("--imitate", "master")).rollout_level(4, 9) == "hard"
     assert options("--imitate", "expert") is None
 
 
@@ -249,6 +260,14 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
         (
             ["--imitate", "master", "--imitate-rollouts", "master"],
             "--imitate-rollouts: got 'master'; allowed: random, easy, normal, hard, expert",
+        ),
+        (
+            ["--imitate", "hard", "--imitate-pool-limit", "8"],
+            "--imitate-pool-limit: sets where master searches; allowed with --imitate master",
+        ),
+        (
+            ["--imitate", "master", "--imitate-pool-limit", "eight"],
+            "--imitate-pool-limit: got 'eight'; allowed: an integer >= 0",
         ),
         (["--policy", "transformer"], "--policy: got 'transformer'; allowed: mlp, ask-scoring"),
         (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: dummy, subproc"),

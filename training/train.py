@@ -42,7 +42,13 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.master import default_pool_limit, default_rollouts
+from gofish_env.master import (
+    BY_TABLE,
+    POOL_LIMIT_TABLE,
+    ROLLOUTS_TABLE,
+    default_pool_limit,
+    default_rollouts,
+)
 from gofish_env.rules import Rules
 from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
@@ -173,7 +179,14 @@ class Args:
         default="",
         metadata={
             "help": "imitation of master: the compiled level that plays its rollouts (default: "
-            "master's, expert at 3 players or more, hard at 2)"
+            f"master's, by table: {ROLLOUTS_TABLE})"
+        },
+    )
+    imitate_pool_limit: str = field(
+        default="",
+        metadata={
+            "help": "imitation of master: it searches once the pool holds this many cards or "
+            f"fewer (default: master's, {POOL_LIMIT_TABLE})"
         },
     )
 
@@ -194,6 +207,7 @@ FIXED_ON_RESUME = (
     "imitate_temperature",
     "imitate_relabel",
     "imitate_rollouts",
+    "imitate_pool_limit",
     "out",
     "name",
 )
@@ -276,6 +290,12 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         parser.error("--imitate-rollouts: sets master's rollouts; allowed with --imitate master")
     if args.imitate_rollouts and args.imitate_rollouts not in COMPILED:
         refuse("imitate_rollouts", ", ".join(COMPILED))
+    if args.imitate_pool_limit and args.imitate != "master":
+        parser.error(
+            "--imitate-pool-limit: sets where master searches; allowed with --imitate master"
+        )
+    if args.imitate_pool_limit and not args.imitate_pool_limit.isdigit():
+        refuse("imitate_pool_limit", "an integer >= 0")
     if args.imitate:
         if args.imitate not in CPU_LEVELS:
             refuse("imitate", ", ".join(CPU_LEVELS))
@@ -586,10 +606,12 @@ def teacher_options(args: Args, rules: Rules) -> dict | None:
     included, are not kept)."""
     if args.imitate != "master":
         return None
-    return {
-        "rollouts": args.imitate_rollouts or default_rollouts(rules.players),
-        "pool_limit": default_pool_limit(rules.players),
-    }
+    players = rules.players
+    pool_limit = int(args.imitate_pool_limit or default_pool_limit(players))
+    levels = {default_rollouts(players, pool) for pool in range(pool_limit + 1)}
+    # One level over the whole window is named; one that changes with the pool is the table's.
+    by_table = levels.pop() if len(levels) == 1 else BY_TABLE
+    return {"rollouts": args.imitate_rollouts or by_table, "pool_limit": pool_limit}
 
 
 def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
