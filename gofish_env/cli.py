@@ -55,7 +55,7 @@ def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> i
     return value
 
 
-ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line: MasterCPU's rollouts=None
+ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line: MasterCPU's rollouts=None (or "table")
 
 
 def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str | None:

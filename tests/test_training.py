@@ -269,6 +269,10 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
             ["--imitate", "master", "--imitate-pool-limit", "eight"],
             "--imitate-pool-limit: got 'eight'; allowed: an integer >= 0",
         ),
+        (
+            ["--imitate", "master", "--imitate-pool-limit", "-1"],
+            "--imitate-pool-limit: got '-1'; allowed: an integer >= 0",
+        ),
         (["--policy", "transformer"], "--policy: got 'transformer'; allowed: mlp, ask-scoring"),
         (["--vec-env", "threads"], "--vec-env: got 'threads'; allowed: dummy, subproc"),
     ],

@@ -294,7 +294,9 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         parser.error(
             "--imitate-pool-limit: sets where master searches; allowed with --imitate master"
         )
-    if args.imitate_pool_limit and not args.imitate_pool_limit.isdigit():
+    limit = args.imitate_pool_limit
+    # isdigit alone takes "²", which int() refuses.
+    if limit and not (limit.isascii() and limit.isdigit()):
         refuse("imitate_pool_limit", "an integer >= 0")
     if args.imitate:
         if args.imitate not in CPU_LEVELS:
