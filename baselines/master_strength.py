@@ -7,11 +7,11 @@
 ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s (its defaults: the asks
 each search compares; how many standard errors an override needs; search only when the
 pool holds at most that many cards, ``none``: at every decision, ``table``: 12 at two
-players, 16 at four and 8 otherwise; the compiled level that plays the rollouts; the
+players, 16 at three and four and 8 otherwise; the compiled level that plays the rollouts; the
 sampler's model of how the others play); name a run's file
 ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
-``-r{level}`` added when the rollouts are not ``hard``'s only (``-rexpert`` for the
-default's at three players, ``-rtable`` for the default's at four), ``-c{candidates}``
+``-r{level}`` added when the rollouts are not ``hard``'s only (``-rtable`` for the
+default's at three and four players, ``-rexpert`` at five and six), ``-c{candidates}``
 when they are not 6, and ``-a1-h{most held}`` when the sampler models the others' play
 (the default now; a file without them was run with the plain sampler, as before the model;
 a file named ``p{players}-s{simulations}`` alone is read as searching at every decision

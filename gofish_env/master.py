@@ -1,7 +1,7 @@
 """The ``master`` CPU: determinized search over hidden worlds sampled from its view.
 
 It plays as ``expert`` until the pool holds ``pool_limit`` cards or fewer (by default 12 at
-two players, 16 at four and 8 at three, five and six: ``default_pool_limit``): near the
+two players, 16 at three and four, 8 at five and six: ``default_pool_limit``): near the
 end of the pool few cards stay hidden, the sampled worlds tell the candidates apart, and
 that is where a search beats ``expert`` (earlier, its overrides were noise and it was
 level with ``expert``: docs/baselines.md). From then on, at each decision with a real choice,
@@ -15,8 +15,8 @@ level with ``expert``: docs/baselines.md). From then on, at each decision with a
    hand, read as the play of seats that take sure hits and ask for the rank they hold
    most of: ``assume_sure_hits``, ``most_held``);
 3. in every world makes every candidate ask and has compiled CPUs (``rollouts``; by
-   default ``expert`` at three players or more and ``hard`` at two, and at four ``hard``
-   while the pool holds more than 8 cards: ``default_rollouts``) play all seats to the end,
+   default ``hard`` at two players; at three or more ``hard`` while the pool holds more
+   than 8 cards and ``expert`` from 8: ``default_rollouts``) play all seats to the end,
    every rollout in one call of the vector engine (``gofish_env.rollouts``); the same
    worlds and the same CPU seeds serve every candidate (common random numbers), so the
    candidates differ by their ask only;
@@ -42,7 +42,7 @@ import numpy as np
 from gofish_env.cpus import CPU, CPU_LEVELS, ExpertCPU, LegalAsk, group_asks
 from gofish_env.knowledge import PlayerView
 
-DEFAULT_SIMULATIONS = 1024  # a searching decision in about 48 ms at 4 players
+DEFAULT_SIMULATIONS = 1024  # a searching decision in about 39 ms at 4 players
 DEFAULT_CANDIDATES = 6
 CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
@@ -51,11 +51,19 @@ DEFAULT_POOL_LIMIT = BY_TABLE  # search once the pool holds this many cards or f
 DEFAULT_ROLLOUTS = BY_TABLE  # the compiled level that plays every seat of a rollout
 DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
 DEFAULT_MOST_HELD = 8.0  # weight against worlds where the others asked a rank they held fewer of
-HARD_ROLLOUTS_ABOVE = 8  # at four players, hard rollouts while the pool holds more cards
+HARD_ROLLOUTS_ABOVE = 8  # from 3 players, hard rollouts while the pool holds more cards
+POOL_LIMITS = {2: 12, 3: 16, 4: 16}  # by players; OTHER_POOL_LIMIT at the other tables
+OTHER_POOL_LIMIT = 8
 # The tables above in words, for help texts.
-POOL_LIMIT_TABLE = "12 at 2 players, 16 at 4, 8 otherwise"
+POOL_LIMIT_TABLE = ", ".join(
+    [
+        *(f"{limit} at {players} players" for players, limit in POOL_LIMITS.items()),
+        f"{OTHER_POOL_LIMIT} otherwise",
+    ]
+)
 ROLLOUTS_TABLE = (
-    "hard at 2 players, and at 4 while the pool holds more than 8 cards; expert otherwise"
+    f"hard at 2 players, and at 3 or more while the pool holds more than {HARD_ROLLOUTS_ABOVE} "
+    "cards; expert otherwise"
 )
 OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``scores``
 
@@ -68,13 +76,14 @@ def _position(view: PlayerView) -> tuple:
 
 def default_rollouts(players: int, pool_size: int) -> str:
     """The rollout level where none is named, at a search with ``pool_size`` cards in the
-    pool. ``hard`` at two players, where ``expert`` gains nothing. ``expert`` at three
-    players or more (paired with ``hard``, +0.007 over 6,000 deals at four and +0.015 over
-    2,000 at three, for about twice the time a search), but at four players only once the
-    pool holds ``HARD_ROLLOUTS_ABOVE`` cards or fewer: earlier searches there (from 16
-    cards) are played out by ``hard``, whose rollouts cost about a third as much
-    (docs/baselines.md)."""
-    if players == 2 or (players == 4 and pool_size > HARD_ROLLOUTS_ABOVE):
+    pool. ``hard`` at two players, where ``expert`` gains nothing. At three players or more
+    ``expert`` once the pool holds ``HARD_ROLLOUTS_ABOVE`` cards or fewer (paired with
+    ``hard``, +0.007 over 6,000 deals at four and +0.015 over 2,000 at three, for about
+    twice the time a search) and ``hard`` before: the earlier searches (from 16 cards at
+    three and four players) are played out by ``hard``, whose rollouts cost about a third
+    as much (docs/baselines.md). At five and six players ``master`` searches from 8 cards
+    by default, so ``hard`` plays only under a wider ``pool_limit``."""
+    if players == 2 or pool_size > HARD_ROLLOUTS_ABOVE:
         return "hard"
     return "expert"
 
@@ -83,9 +92,10 @@ def default_pool_limit(players: int) -> int:
     """The pool size from which ``master`` searches where none is named. 12 at two players:
     paired with 8, +0.011 +/- 0.006 over 8,000 deals, at 19 ms a searching decision. 16 at
     four, with ``hard`` rollouts while the pool holds more than 8 (``default_rollouts``):
-    paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision.
-    8 at three, five and six players (docs/baselines.md)."""
-    return {2: 12, 4: 16}.get(players, 8)
+    paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision. 16
+    at three, the same way: paired with 8, +0.011 +/- 0.009 over 4,000 deals, at 29 ms a
+    searching decision. 8 at five and six players, not measured (docs/baselines.md)."""
+    return POOL_LIMITS.get(players, OTHER_POOL_LIMIT)
 
 
 def searches(rules) -> bool:

@@ -106,22 +106,19 @@ def test_the_rollout_level_plays_the_rollouts():
     assert not np.array_equal(values["expert"], values["random"])
 
 
-def test_the_default_rollouts_are_hard_at_two_players_and_at_four_until_eight_cards():
-    """With no level named, the table picks it (``default_rollouts``), at four players by
-    the pool: the rollouts are those of the named level, value for value."""
+def test_the_default_rollouts_are_hard_at_two_players_and_elsewhere_until_eight_cards():
+    """With no level named, the table picks it (``default_rollouts``), from three players
+    by the pool: the rollouts are those of the named level, value for value."""
     assert [default_rollouts(players, 8) for players in (2, 3, 4, 6)] == ["hard", *["expert"] * 3]
-    assert [default_rollouts(players, 9) for players in (2, 3, 4, 6)] == [
-        "hard",
-        "expert",
-        "hard",
-        "expert",
-    ]
+    assert [default_rollouts(players, 9) for players in (2, 3, 4, 6)] == ["hard"] * 4
     assert MasterCPU(1, rollouts="random").rollout_level(4, 12) == "random"
     for by_table in ("table", None):  # the same sentinel as pool_limit's, and the older one
         assert MasterCPU(1, rollouts=by_table).rollout_level(4, 9) == "hard"
     cases = (
         (4, 40, 7, "expert", "hard"),
         (4, 20, 18, "hard", "expert"),
+        (3, 20, 16, "hard", "expert"),
+        (3, 30, 8, "expert", "hard"),
         (2, 10, 31, "hard", "expert"),
     )
     for players, asks, pool, level, other in cases:
@@ -351,15 +348,16 @@ def pools_searched_at(master: MasterCPU, players: int, seed: int) -> list[int]:
 def test_by_default_it_searches_only_once_the_pool_is_nearly_empty():
     master = MasterCPU(2, simulations=24)
     assert master.pool_limit == DEFAULT_POOL_LIMIT == "table"
-    assert master.search_limit(3) == default_pool_limit(3) == 8
-    searched_at = pools_searched_at(master, 3, 8)
+    assert master.search_limit(5) == default_pool_limit(5) == 8
+    searched_at = pools_searched_at(master, 5, 8)
     assert searched_at and max(searched_at) <= 8
-    assert [default_pool_limit(players) for players in (2, 3, 4, 5, 6)] == [12, 8, 16, 8, 8]
+    assert [default_pool_limit(players) for players in (2, 3, 4, 5, 6)] == [12, 16, 16, 8, 8]
 
 
-def test_at_four_players_the_default_search_starts_at_sixteen_cards_in_the_pool():
-    assert MasterCPU(2).search_limit(4) == default_pool_limit(4) == 16
-    searched_at = pools_searched_at(MasterCPU(2, simulations=24), 4, 8)
+@pytest.mark.parametrize("players", [3, 4])
+def test_at_three_and_four_players_the_default_search_starts_at_sixteen_cards(players):
+    assert MasterCPU(2).search_limit(players) == default_pool_limit(players) == 16
+    searched_at = pools_searched_at(MasterCPU(2, simulations=24), players, 8)
     assert max(searched_at) == 16 and min(searched_at) <= 8
 
 

@@ -213,16 +213,17 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
         args = train.parse_args(list(argv))
         return train.teacher_options(args, Rules(players=args.players))
 
-    # At four players the table's level changes within the window (hard above 8 cards).
-    assert options("--imitate", "master", "--players", "4") == {
-        "rollouts": "table",
-        "pool_limit": 16,
-    }
+    # At three and four players the table's level changes within the window (hard above 8).
+    for players in ("3", "4"):
+        assert options("--imitate", "master", "--players", players) == {
+            "rollouts": "table",
+            "pool_limit": 16,
+        }
     assert options("--imitate", "master", "--players", "2") == {
         "rollouts": "hard",
         "pool_limit": 12,
     }
-    assert options("--imitate", "master", "--players", "3") == {
+    assert options("--imitate", "master", "--players", "5") == {
         "rollouts": "expert",
         "pool_limit": 8,
     }
