@@ -102,6 +102,26 @@ def test_a_stopped_collection_keeps_its_parts_and_goes_on_where_it_was(monkeypat
     assert_same_demonstrations(other, collect_demonstrations(TEACHERS_TABLE(), "hard", 5, 0.5, 3))
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stop_check_after_a_part_ends_the_collection_with_that_part_kept(
+    monkeypatch, tmp_path, workers
+):
+    monkeypatch.setattr(imitation, "CHUNK_GAMES", 1)
+    checks = []
+
+    def stop_at_the_first_check():
+        checks.append(sorted(path.name for path in tmp_path.glob("*.npz")))
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        collect_in_parts(
+            TEACHERS_TABLE, "hard", 6, 0.9, seed=3, workers=workers, folder=tmp_path,
+            after_part=stop_at_the_first_check,
+        )  # fmt: skip
+    assert len(checks) == 1 and len(checks[0]) >= 1  # called once a part is saved
+    assert 1 <= len(list(tmp_path.glob("*.npz"))) < 6
+
+
 def test_the_teachers_options_build_it_and_parts_with_other_options_are_played_again(
     monkeypatch, tmp_path
 ):

@@ -209,6 +209,33 @@ def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_n
     )
 
 
+def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monkeypatch):
+    """Python drops an exception raised inside ``__del__`` (it reports it as unraisable):
+    a Ctrl-C that lands there must still stop the imitation, at its next check."""
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable))
+
+    class Finalized:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)  # the handler raises in here: dropped
+            sum(range(10))  # bytecodes, for the handler to run before __del__ ends
+
+    went_on = []
+    with pytest.raises(KeyboardInterrupt), train.interrupts_raise() as check:
+        Finalized()  # freed at once
+        went_on.append(True)  # the interrupt was dropped: the code goes on
+        check()
+        went_on.append(False)
+    assert went_on == [True]
+    assert [type(unraisable.exc_value) for unraisable in dropped] == [KeyboardInterrupt]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's, restored
+
+    with pytest.raises(KeyboardInterrupt), train.interrupts_raise():  # raised on leaving too
+        Finalized()
+    with train.interrupts_raise() as check:  # no signal: nothing raised
+        check()
+
+
 @pytest.mark.slow
 def test_a_stop_while_the_imitation_games_are_played_keeps_the_parts_done(tmp_path):
     """Ctrl-C while two workers play the teacher's games: the parts done stay on disk, no

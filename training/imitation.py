@@ -233,6 +233,7 @@ def collect_in_parts(
     folder: Path | None = None,
     progress: bool = False,
     teacher_options: dict | None = None,
+    after_part: Callable[[], None] | None = None,
 ) -> Demonstrations:
     """``collect_demonstrations`` over ``games`` games in parts of ``CHUNK_GAMES``, played
     by ``workers`` processes. Each game is seeded by its number alone, so the examples are
@@ -243,7 +244,9 @@ def collect_in_parts(
     other settings (teacher and its options, seed, gamma, temperature, table) are played
     again.
     ``make_env`` must pickle (a ``functools.partial`` of ``GoFishEnv``) when ``workers`` > 1.
+    ``after_part`` is called after each part is done (a stop check may raise there).
     """
+    after_part = after_part or (lambda: None)
     parts = [(first, min(CHUNK_GAMES, games - first)) for first in range(0, games, CHUNK_GAMES)]
     done: dict[int, Demonstrations] = {}
     if folder is not None:
@@ -269,6 +272,7 @@ def collect_in_parts(
                     demos.save(_part_path(folder, first, count))
                 done[first] = demos
                 bar.advance(task, count)
+                after_part()
         else:
             # Each worker saves its part and sends back only its name: a part is megabytes,
             # and a worker blocked writing one into the result pipe would hang the pool's
@@ -281,6 +285,7 @@ def collect_in_parts(
                 for first, count in saved:
                     done[first] = Demonstrations.load(_part_path(into, first, count))
                     bar.advance(task, count)
+                    after_part()
     return Demonstrations.concatenate([done[first] for first, _ in parts])
 
 

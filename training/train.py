@@ -26,6 +26,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -616,9 +617,11 @@ def teacher_options(args: Args, rules: Rules) -> dict | None:
     return {"rollouts": args.imitate_rollouts or by_table, "pool_limit": pool_limit}
 
 
-def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
+def imitate(
+    run: Run, model: MaskablePPO, console: Console, check: Callable[[], None] | None = None
+) -> None:
     """The new network first learns the CPU's play, in the seat and against the opponents
-    it will train with."""
+    it will train with. ``check`` is called after each part of the games (a stop check)."""
     args = run.args
     teacher_env = functools.partial(
         GoFishEnv,
@@ -639,6 +642,7 @@ def imitate(run: Run, model: MaskablePPO, console: Console) -> None:
         folder=run.folder / DEMONSTRATIONS,
         progress=args.progress,
         teacher_options=teacher_options(args, run.rules),
+        after_part=check,
     )
     played = time.perf_counter()
     run.state.imitation = pretrain(
@@ -752,13 +756,25 @@ def final_report(run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, console: 
 def interrupts_raise():
     """SIGINT and SIGTERM raise KeyboardInterrupt: outside PPO's loop nothing can be left
     half done (the imitation's games are kept in parts as they are played; its fit and the
-    final report start again from their beginning)."""
-    previous = {
-        signum: signal.signal(signum, signal.default_int_handler)
-        for signum in (signal.SIGINT, signal.SIGTERM)
-    }
+    final report start again from their beginning).
+
+    A signal is also remembered, since Python drops an exception raised inside a finalizer
+    (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
+    yields raises it again, and so does leaving the block."""
+    received = []
+
+    def handle(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    def check() -> None:
+        if received:
+            raise KeyboardInterrupt
+
+    previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield check
+        check()
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -803,8 +819,8 @@ def main(argv: list[str] | None = None) -> dict:
             keeper = RunKeeper(run, model, env, stop)
             keeper.save()  # from here on the run can be resumed
             if args.imitate and not state.imitation and state.status == "training":
-                with interrupts_raise():
-                    imitate(run, model, console)
+                with interrupts_raise() as check:
+                    imitate(run, model, console, check)
                 keeper.leave_out(sum(state.imitation_seconds.values()))
                 keeper.save()
                 shutil.rmtree(folder / DEMONSTRATIONS)  # the fit is saved: no longer needed
