@@ -93,7 +93,7 @@ def default_pool_limit(players: int) -> int:
     paired with 8, +0.011 +/- 0.006 over 8,000 deals, at 19 ms a searching decision. 16 at
     four, with ``hard`` rollouts while the pool holds more than 8 (``default_rollouts``):
     paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision. 16
-    at three, the same way: paired with 8, +0.011 +/- 0.009 over 4,000 deals, at 29 ms a
+    at three, the same way: paired with 8, +0.010 +/- 0.008 over 6,000 deals, at 29 ms a
     searching decision. 8 at five and six players, not measured (docs/baselines.md)."""
     return POOL_LIMITS.get(players, OTHER_POOL_LIMIT)
 
