@@ -214,6 +214,7 @@ def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monke
     a Ctrl-C that lands there must still stop the imitation, at its next check."""
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable))
+    handlers = [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)]
 
     class Finalized:
         def __del__(self):
@@ -228,7 +229,7 @@ def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monke
         went_on.append(False)
     assert went_on == [True]
     assert [type(unraisable.exc_value) for unraisable in dropped] == [KeyboardInterrupt]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's, restored
+    assert [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)] == handlers
 
     with pytest.raises(KeyboardInterrupt), train.interrupts_raise():  # raised on leaving too
         Finalized()
