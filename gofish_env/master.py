@@ -55,11 +55,9 @@ HARD_ROLLOUTS_ABOVE = 8  # from 3 players, hard rollouts while the pool holds mo
 POOL_LIMITS = {2: 12, 3: 16, 4: 16}  # by players; OTHER_POOL_LIMIT at the other tables
 OTHER_POOL_LIMIT = 8
 # The tables above in words, for help texts.
-POOL_LIMIT_TABLE = ", ".join(
-    [
-        *(f"{limit} at {players} players" for players, limit in POOL_LIMITS.items()),
-        f"{OTHER_POOL_LIMIT} otherwise",
-    ]
+POOL_LIMIT_TABLE = (
+    ", ".join(f"{limit} at {players} players" for players, limit in POOL_LIMITS.items())
+    + f", {OTHER_POOL_LIMIT} otherwise"
 )
 ROLLOUTS_TABLE = (
     f"hard at 2 players, and at 3 or more while the pool holds more than {HARD_ROLLOUTS_ABOVE} "
@@ -94,7 +92,8 @@ def default_pool_limit(players: int) -> int:
     four, with ``hard`` rollouts while the pool holds more than 8 (``default_rollouts``):
     paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision. 16
     at three, the same way: paired with 8, +0.010 +/- 0.008 over 6,000 deals, at 29 ms a
-    searching decision. 8 at five and six players, not measured (docs/baselines.md)."""
+    searching decision. 8 at five players (16 there measured +0.005 +/- 0.012 over 1,000
+    deals, not adopted) and six (not measured; docs/baselines.md)."""
     return POOL_LIMITS.get(players, OTHER_POOL_LIMIT)
 
 
