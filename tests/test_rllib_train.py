@@ -217,6 +217,40 @@ def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
     assert (modules / LEARNER).is_dir()
 
 
+def test_ctrl_c_in_the_final_report_stops_at_once_with_the_trained_run_kept(tmp_path):
+    # The report stands outside the train loop's stop-at-the-next-step handling: a first
+    # Ctrl-C there must stop it, not wait for the whole report.
+    args = [*TINY, "--final-deals", "100000", "--env-runners", "1"]
+    process = subprocess.Popen(
+        command(*args, "--out", str(tmp_path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            states = list(tmp_path.glob("*/state.json"))
+            if states and json.loads(states[0].read_text())["status"] == "trained":
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("training did not finish in time")
+        time.sleep(1)
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    folder = run_folder(tmp_path)
+    assert json.loads((folder / "state.json").read_text())["status"] == "trained"
+    assert not (folder / "evaluation.json").exists()
+    assert "Interrupted; the last checkpoint is kept" in stdout
+    assert f"--resume {folder}" in stdout
+
+
 def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, request):
     args = [*TINY, "--iterations", "2", "--env-runners", "2", "--envs-per-runner", "4"]
     folders = []

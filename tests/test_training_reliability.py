@@ -18,6 +18,7 @@ from sb3_contrib import MaskablePPO
 from gofish_env.agent_files import read_agent_rules
 from gofish_env.rules import Rules
 from gofish_training import train
+from gofish_training.checkpoints import interrupts_raise
 
 pytestmark = pytest.mark.torch
 
@@ -222,7 +223,7 @@ def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monke
             sum(range(10))  # bytecodes, for the handler to run before __del__ ends
 
     went_on = []
-    with pytest.raises(KeyboardInterrupt), train.interrupts_raise() as check:
+    with pytest.raises(KeyboardInterrupt), interrupts_raise() as check:
         Finalized()  # freed at once
         went_on.append(True)  # the interrupt was dropped: the code goes on
         check()
@@ -231,9 +232,9 @@ def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monke
     assert [type(unraisable.exc_value) for unraisable in dropped] == [KeyboardInterrupt]
     assert [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)] == handlers
 
-    with pytest.raises(KeyboardInterrupt), train.interrupts_raise():  # raised on leaving too
+    with pytest.raises(KeyboardInterrupt), interrupts_raise():  # raised on leaving too
         Finalized()
-    with train.interrupts_raise() as check:  # no signal: nothing raised
+    with interrupts_raise() as check:  # no signal: nothing raised
         check()
 
 

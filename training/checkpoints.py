@@ -12,6 +12,7 @@ from it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -139,4 +140,32 @@ class StopRequests:
 
     def __exit__(self, *_exc: Any) -> None:
         for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def interrupts_raise():
+    """SIGINT and SIGTERM raise KeyboardInterrupt at once: for the stretches of a run that a
+    resume starts again from their beginning (an evaluation, a final report, a fit), where
+    stopping half way loses nothing saved.
+
+    A signal is also remembered, since Python drops an exception raised inside a finalizer
+    (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
+    yields raises it again, and so does leaving the block."""
+    received = []
+
+    def handle(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    def check() -> None:
+        if received:
+            raise KeyboardInterrupt
+
+    previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield check
+        check()
+    finally:
+        for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -39,7 +39,7 @@ from gofish_env.cli import check_count, check_cpu_levels, parse_list, rules_or_e
 from gofish_env.rewards import RewardScheme
 from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
-from gofish_training.checkpoints import StopRequests
+from gofish_training.checkpoints import StopRequests, interrupts_raise
 from gofish_training.evaluate import evaluate, results_json, results_table
 from gofish_training.plots import plot_learning_curve
 from gofish_training.rllib_agents import RLModulePlayer, export_module
@@ -539,8 +539,15 @@ def main(argv: list[str] | None = None) -> dict:
                         train(run, algorithm, module_spec, stop, console)
                         state["status"] = "trained"
                         write_state(run)
-                return final_report(run, algorithm, module_spec, console)
-            except (KeyboardInterrupt, SystemExit):
+                with interrupts_raise():  # a stop here loses only the report, made again
+                    return final_report(run, algorithm, module_spec, console)
+            except KeyboardInterrupt:
+                console.print(
+                    f"\nInterrupted; the last checkpoint is kept. Go on with:\n  "
+                    f"{escape(resume_command(run.folder))}"
+                )
+                raise SystemExit(130) from None
+            except SystemExit:
                 raise
             except Exception:
                 (run.folder / "error.log").write_text(traceback.format_exc())

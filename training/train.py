@@ -15,14 +15,12 @@ run and prints the command that resumes it. TensorBoard logs go to OUT/NAME/tens
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import functools
 import json
 import multiprocessing
 import random
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -57,6 +55,7 @@ from gofish_training.checkpoints import (
     RunState,
     StopRequests,
     has_run_state,
+    interrupts_raise,
     load_run_state,
     save_model,
     save_run_state,
@@ -750,34 +749,6 @@ def final_report(run: Run, model: MaskablePPO, env: TimedMaskedVecEnv, console: 
     )
     console.print(f"Model: {run.folder / 'model.zip'}\nLearning curve: {plot}")
     return report
-
-
-@contextlib.contextmanager
-def interrupts_raise():
-    """SIGINT and SIGTERM raise KeyboardInterrupt: outside PPO's loop nothing can be left
-    half done (the imitation's games are kept in parts as they are played; its fit and the
-    final report start again from their beginning).
-
-    A signal is also remembered, since Python drops an exception raised inside a finalizer
-    (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
-    yields raises it again, and so does leaving the block."""
-    received = []
-
-    def handle(signum, frame):
-        received.append(signum)
-        raise KeyboardInterrupt
-
-    def check() -> None:
-        if received:
-            raise KeyboardInterrupt
-
-    previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield check
-        check()
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def main(argv: list[str] | None = None) -> dict:
