@@ -184,10 +184,11 @@ def test_an_unreachable_cluster_fails_fast_with_a_message(tmp_path, address):
     assert time.perf_counter() - start < 60  # Ray alone waits 30 s to minutes
 
 
-def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
-    args = [*TINY, "--iterations", "500", "--checkpoint-every", "100", "--env-runners", "1"]
+def interrupted_run(out: Path, args: list[str], ready, timeout: float) -> tuple[int, str]:
+    """Runs ``gofish-rllib-train ARGS --out OUT``, sends it SIGINT once ``ready(out)``, and
+    returns its exit code and output (``timeout``: the seconds it may take to stop)."""
     process = subprocess.Popen(
-        command(*args, "--out", str(tmp_path)),
+        command(*args, "--out", str(out)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -195,19 +196,26 @@ def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
     )
     try:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            metrics = list(tmp_path.glob("*/metrics.csv"))
-            if metrics and len(metrics[0].read_text().splitlines()) >= 3:
-                break
+        while not ready(out):
+            if time.monotonic() > deadline:
+                pytest.fail("the run did not get there in time")
             time.sleep(0.5)
-        else:
-            pytest.fail("no iteration finished in time")
         process.send_signal(signal.SIGINT)
-        stdout, _ = process.communicate(timeout=120)
+        stdout, _ = process.communicate(timeout=timeout)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130
+    return process.returncode, stdout
+
+
+def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
+    def two_iterations(out: Path) -> bool:
+        metrics = list(out.glob("*/metrics.csv"))
+        return bool(metrics) and len(metrics[0].read_text().splitlines()) >= 3
+
+    args = [*TINY, "--iterations", "500", "--checkpoint-every", "100", "--env-runners", "1"]
+    returncode, stdout = interrupted_run(tmp_path, args, two_iterations, timeout=120)
+    assert returncode == 130
     folder = run_folder(tmp_path)
     state = json.loads((folder / "state.json").read_text())
     assert state["status"] == "training" and state["iteration"] >= 2
@@ -218,32 +226,15 @@ def test_ctrl_c_saves_the_run_and_says_how_to_go_on(tmp_path):
 
 
 def test_ctrl_c_in_the_final_report_stops_at_once_with_the_trained_run_kept(tmp_path):
-    # The report stands outside the train loop's stop-at-the-next-step handling: a first
-    # Ctrl-C there must stop it, not wait for the whole report.
+    # After the last iteration the report runs outside the train loop's stop handling: a
+    # Ctrl-C there stops at once and says how to go on (it once ended in a bare traceback).
+    def reporting(out: Path) -> bool:
+        states = list(out.glob("*/state.json"))
+        return bool(states) and json.loads(states[0].read_text())["status"] == "trained"
+
     args = [*TINY, "--final-deals", "100000", "--env-runners", "1"]
-    process = subprocess.Popen(
-        command(*args, "--out", str(tmp_path)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            states = list(tmp_path.glob("*/state.json"))
-            if states and json.loads(states[0].read_text())["status"] == "trained":
-                break
-            time.sleep(0.5)
-        else:
-            pytest.fail("training did not finish in time")
-        time.sleep(1)
-        process.send_signal(signal.SIGINT)
-        stdout, _ = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 130
+    returncode, stdout = interrupted_run(tmp_path, args, reporting, timeout=60)
+    assert returncode == 130
     folder = run_folder(tmp_path)
     assert json.loads((folder / "state.json").read_text())["status"] == "trained"
     assert not (folder / "evaluation.json").exists()
