@@ -92,7 +92,7 @@ def default_pool_limit(players: int) -> int:
     four, with ``hard`` rollouts while the pool holds more than 8 (``default_rollouts``):
     paired with 8, +0.011 +/- 0.006 over 6,000 deals, at 39 ms a searching decision. 16
     at three, the same way: paired with 8, +0.010 +/- 0.008 over 6,000 deals, at 29 ms a
-    searching decision. 8 at five players (16 there measured +0.005 +/- 0.012 over 1,000
+    searching decision. 8 at five players (16 there measured +0.001 +/- 0.008 over 2,000
     deals, not adopted) and six (there the default wins 0.189 against five expert CPUs,
     fair 0.167, over 1,000 deals; docs/baselines.md)."""
     return POOL_LIMITS.get(players, OTHER_POOL_LIMIT)
