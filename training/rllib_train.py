@@ -547,9 +547,7 @@ def main(argv: list[str] | None = None) -> dict:
                     f"{escape(resume_command(run.folder))}"
                 )
                 raise SystemExit(130) from None
-            except SystemExit:
-                raise
-            except Exception:
+            except Exception:  # not SystemExit, a stop's own exit
                 (run.folder / "error.log").write_text(traceback.format_exc())
                 console.print(
                     f"[red]Training failed: the traceback is in {run.folder / 'error.log'}. "
