@@ -338,6 +338,8 @@ def main(argv: list[str] | None = None) -> None:
     kept = settings_path(args.out)
     if records and kept.exists():
         before = json.loads(kept.read_text())
+        if before.get("rollouts") is None:  # files kept before "table" was written out
+            before["rollouts"] = ROLLOUTS_BY_TABLE
         changed = [
             f"{name} {before.get(name)!r} -> {settings[name]!r}"
             for name in settings

@@ -28,7 +28,7 @@ from gofish_env.cards import parse_card
 from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
-from gofish_env.master import CATCH_WEIGHT, MasterCPU
+from gofish_env.master import CATCH_WEIGHT, ROLLOUTS_TABLE, MasterCPU
 from gofish_env.rules import Rules
 from gofish_env.worlds import SampledWorlds
 
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--rollouts",
         default=ROLLOUTS_BY_TABLE,
-        help="the compiled level that plays the rollouts, or table: expert at 3 players or "
-        "more, hard at 2 (master's default)",
+        help=f"the compiled level that plays the rollouts, or table: {ROLLOUTS_TABLE} "
+        "(master's default)",
     )
     parser.add_argument("--compare", type=Path, help="a master_strength run to pair deals with")
     args = parser.parse_args(argv)

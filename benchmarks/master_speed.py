@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)
     pool_limit = "by table" if args.pool_limit == BY_TABLE else args.pool_limit
-    rollouts = args.rollouts or "by table"
+    rollouts = "by table" if args.rollouts == BY_TABLE else args.rollouts
     setting = f"margin {args.margin}, pool limit {pool_limit}, rollouts {rollouts}"
     load = os.getloadavg()[0]
     table = Table(title=f"master ({setting}): ms per decision (load at start {load:.2f})")

@@ -55,16 +55,16 @@ def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> i
     return value
 
 
-ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line: MasterCPU's rollouts=None (or "table")
+ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line and in MasterCPU: by the number of players
 
 
-def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str | None:
+def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str:
     """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``table``
-    (None: ``master.ROLLOUTS_TABLE``)."""
+    (``master.ROLLOUTS_TABLE``), kept as given so that a run's settings name it."""
     from gofish_env.evaluation.batched import COMPILED
 
     if text == ROLLOUTS_BY_TABLE:
-        return None
+        return text
     if text not in COMPILED:
         allowed = ", ".join((*COMPILED, ROLLOUTS_BY_TABLE))
         parser.error(f"{flag}: got {text!r}; allowed: {allowed} (by table)")

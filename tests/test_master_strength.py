@@ -13,7 +13,7 @@ from helpers import usage_error
 
 from gofish_baselines.master_strength import deal_shares, entrants, main, read_records
 from gofish_env.cli import parse_pool_limit, parse_rollouts
-from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT
+from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT, DEFAULT_ROLLOUTS
 
 # One deal at two players on a tiny budget: a run's file in a second.
 ONE_DEAL = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
@@ -109,7 +109,7 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
 
 def test_the_rollouts_default_to_the_tables_and_a_level_names_them(capsys):
     parser = argparse.ArgumentParser()
-    assert parse_rollouts(parser, "--rollouts", "table") is None
+    assert parse_rollouts(parser, "--rollouts", "table") == "table" == DEFAULT_ROLLOUTS
     assert parse_rollouts(parser, "--rollouts", "expert") == "expert"
     with pytest.raises(SystemExit):
         parse_rollouts(parser, "--rollouts", "None")
@@ -175,6 +175,20 @@ def test_a_run_that_goes_on_with_other_settings_is_refused_before_it_plays(tmp_p
     assert path.read_text() == before
     main([*ONE_DEAL[:-1], "2", "--out", str(path)])  # the same settings go on
     assert len(read_records(path)) == 4
+
+
+def test_a_run_kept_when_rollouts_by_table_were_written_null_goes_on_with_the_default(tmp_path):
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])
+    settings = tmp_path / "p2-s8.settings.json"
+    kept = json.loads(settings.read_text())
+    assert kept["rollouts"] == "table"
+    settings.write_text(json.dumps({**kept, "rollouts": None}))  # as such files were kept
+    main([*ONE_DEAL[:-1], "2", "--out", str(path)])
+    assert len(read_records(path)) == 4
+    assert json.loads(settings.read_text())["rollouts"] == "table"
+    with pytest.raises(SystemExit, match=r"rollouts 'table' -> 'expert'"):
+        main([*ONE_DEAL[:-1], "3", "--rollouts", "expert", "--out", str(path)])
 
 
 def test_a_summary_reads_the_table_from_the_runs_settings(tmp_path, capsys):
