@@ -104,6 +104,17 @@ def test_the_run_state_loads_back_with_the_random_state_and_only_the_newest_is_k
     assert draws() == expected
 
 
+def test_a_stop_no_step_took_interrupts_where_it_is_checked():
+    with StopRequests() as stop:
+        stop.interrupt_if_requested()  # nothing asked: nothing happens
+        os.kill(os.getpid(), signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while not stop.requested and time.monotonic() < deadline:
+            time.sleep(0.01)
+    with pytest.raises(KeyboardInterrupt):
+        stop.interrupt_if_requested()
+
+
 def test_a_first_signal_asks_to_stop_and_a_second_quits_at_once(capsys):
     handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     with StopRequests() as stop:

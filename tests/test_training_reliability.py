@@ -173,6 +173,26 @@ def test_a_stopped_run_saves_everything_and_resumes_to_its_budget(vec_env, signu
     assert MaskablePPO.load(folder / "model.zip").num_timesteps == report["timesteps"]
 
 
+def test_a_stop_that_lands_as_training_ends_stops_before_the_report(tmp_path, monkeypatch, capsys):
+    """Ctrl-C after training's last check of a stop, before the final report begins: the
+    run stops there (exit 130, trained and saved, no report) instead of the signal being
+    lost and the whole report played."""
+    trained = train.train
+
+    def train_then_signal(*args, **kwargs):
+        trained(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # StopRequests takes it: a stop request
+
+    monkeypatch.setattr(train, "train", train_then_signal)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out", str(tmp_path)])
+    assert stop.value.code == 130
+    folder = run_folder(tmp_path)
+    assert state_of(folder)["status"] == "trained"
+    assert not (folder / "evaluation.json").exists()
+    assert "Interrupted; what was saved is kept. Go on with:" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_no_more(
     tmp_path, monkeypatch, capsys

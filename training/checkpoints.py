@@ -142,6 +142,12 @@ class StopRequests:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
 
+    def interrupt_if_requested(self) -> None:
+        """A stop asked for after training's last check of it (as training ends) stops the
+        run as a Ctrl-C would, before the next stretch begins, instead of being lost."""
+        if self.requested:
+            raise KeyboardInterrupt
+
 
 @contextlib.contextmanager
 def interrupts_raise():

@@ -539,6 +539,7 @@ def main(argv: list[str] | None = None) -> dict:
                         train(run, algorithm, module_spec, stop, console)
                         state["status"] = "trained"
                         write_state(run)
+                stop.interrupt_if_requested()
                 with interrupts_raise():  # a stop here loses only the report, made again
                     return final_report(run, algorithm, module_spec, console)
             except KeyboardInterrupt:

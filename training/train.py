@@ -797,6 +797,7 @@ def main(argv: list[str] | None = None) -> dict:
                 shutil.rmtree(folder / DEMONSTRATIONS)  # the fit is saved: no longer needed
             if state.status == "training":
                 train(run, model, keeper, console)
+        stop.interrupt_if_requested()
         with interrupts_raise():
             return final_report(run, model, env, console)
     except KeyboardInterrupt:
