@@ -9,7 +9,8 @@ each search compares; how many standard errors an override needs; search only wh
 pool holds at most that many cards, ``none``: at every decision, ``table``: 12 at two
 players, 16 at three and four and 8 otherwise; the compiled level that plays the rollouts; the
 sampler's model of how the others play); name a run's file
-``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for ``--table``, with
+``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` (``-ltable`` for the default's
+limits by table) for ``--table``, with
 ``-r{level}`` added when the rollouts are not ``hard``'s only (``-rtable`` for the
 default's at three and four players, ``-rexpert`` at five and six), ``-c{candidates}``
 when they are not 6, and ``-a1-h{most held}`` when the sampler models the others' play
@@ -58,6 +59,7 @@ from gofish_env.cli import (
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
 from gofish_env.master import (
+    BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
     DEFAULT_CANDIDATES,
     DEFAULT_MARGIN,
@@ -194,10 +196,17 @@ def table(paths: list[Path], chart: Path) -> str:
         result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
         # A file named p{players}-s{simulations} alone: the first runs' settings.
         result["first_runs"] = "l" not in parts and "m" not in parts
-        search = [f"pool <= {parts['l']}" if "l" in parts else "every decision"]
+        if "l" not in parts:
+            search = ["every decision"]
+        elif parts["l"] == BY_TABLE:
+            search = ["pool by table"]
+        else:
+            search = [f"pool <= {parts['l']}"]
         if "m" in parts or result["first_runs"]:
             search.append(f"margin {parts.get('m', '2.5')}")
-        if "r" in parts:
+        if parts.get("r") == BY_TABLE:
+            search.append("rollouts by table")
+        elif "r" in parts:
             search.append(f"{parts['r']} rollouts")
         if "c" in parts:
             search.append(f"{parts['c']} candidates")

@@ -63,6 +63,11 @@ def test_the_settings_reach_master():
             "| 2 | 8 (?), pool <= 4, margin 1.0, 3 candidates | 1 (2) |",
         ),
         (
+            "p2-s8-ltable-m1.0-rtable",
+            ["--pool-limit", "table", "--rollouts", "table"],
+            "| 2 | 8 (?), pool by table, margin 1.0, rollouts by table | 1 (2) |",
+        ),
+        (
             "p2-s8-l4-m1.0-a1-h2.0",
             ["--assume-sure-hits", "--most-held", "2.0"],
             "| 2 | 8 (?), pool <= 4, margin 1.0, sure hits assumed, most held 2.0 | 1 (2) |",
