@@ -1,6 +1,6 @@
 """The ``master`` CPU's time per decision at several simulation budgets.
 
-python benchmarks/master_speed.py --players 2,4 --simulations 16,64,192,512 --games 4
+python benchmarks/master_speed.py --players 2,4 --simulations 64,256,1024 --games 4
 
 ``--margin``, ``--pool-limit`` and ``--rollouts`` are ``MasterCPU``'s (the same for every
 budget), as in ``baselines/master_strength.py``.
@@ -40,6 +40,7 @@ from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
     DEFAULT_POOL_LIMIT,
+    DEFAULT_SIMULATIONS,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
     MasterCPU,
@@ -69,7 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
     parser.add_argument(
-        "--simulations", default="16,64,192,512", help="comma-separated budgets to time"
+        "--simulations",
+        default=f"64,256,{DEFAULT_SIMULATIONS}",
+        help="comma-separated budgets to time (the last default is master's)",
     )
     parser.add_argument("--games", type=int, default=4, help="expert games a table")
     parser.add_argument(

@@ -263,7 +263,7 @@ HELP_DEFAULTS = {
     "render_speed": ["(default: 4)", "(default: 20)"],
     "world_sampler": ["(default: 2000)", "(default: 2,4)", "(default: 170)", "(default: 100)"],
     "master_oracle": ["(default: 2)", "(default: 600)", "(default: 1)", "(default: table)"],
-    "master_speed": ["(default: 2,4)", "(default: 16,64,192,512)", "(default: table)"],
+    "master_speed": ["(default: 2,4)", "(default: 64,256,1024)", "(default: table)"],
     "web_load": ["(default: 60)"],
     "replay": ["(default: the replay's name with .html)"],
     "web": ["(default: 8000)", "(default: 1000)", "(default: None)"],
@@ -293,3 +293,16 @@ def test_the_cpu_benchmark_times_each_level_in_python_and_compiled(capsys):
         (row,) = [cells for line in rows if (cells := line.split("│"))[2].strip() == level]
         python, compiled = (float(cells.strip().replace(",", "")) for cells in row[3:5])
         assert python > 0 and compiled > 0 and row[5].strip().endswith("x")
+
+
+def test_the_master_benchmark_times_every_budget_at_the_same_positions(capsys):
+    _benchmark("master_speed").main(["--players", "2", "--simulations", "8,16", "--games", "1"])
+    rows = [line.split("│") for line in capsys.readouterr().out.splitlines() if "│" in line]
+    timed = {cells[2].strip(): cells for cells in rows if cells[1].strip() == "2"}
+    assert sorted(timed) == ["16", "8"]
+    # Both budgets are timed at every decision of the same game, and some of them search.
+    shares = {budget: cells[6].strip() for budget, cells in timed.items()}
+    assert shares["8"].split(" of ")[1] == shares["16"].split(" of ")[1]
+    for cells in timed.values():
+        assert float(cells[3]) > 0 and float(cells[4]) > 0
+        assert not cells[6].strip().startswith("0%")
