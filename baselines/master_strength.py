@@ -4,16 +4,17 @@
         --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0-a1-h2.0.jsonl
 
 ``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
-``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s (its defaults: the asks
-each search compares; how many standard errors an override needs; search only when the
-pool holds at most that many cards, ``none``: at every decision, ``table``: 12 at two
-players, 16 at three and four and 8 otherwise; the compiled level that plays the rollouts; the
-sampler's model of how the others play).
+``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s. Their defaults: the
+rollouts a search plays, ``table``: 4096 at two players and 1024 otherwise (kept in the
+run's settings as the number); the asks each search compares; how many standard errors an
+override needs; search only when the pool holds at most that many cards (``none``: at
+every decision; ``table``: 12 at two players, 16 at three and four and 8 otherwise); the
+compiled level that plays the rollouts; the sampler's model of how the others play.
 
 Name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
-``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}`` added
-when the rollouts are not ``hard``'s only (``-rtable`` for the default's at three and four
-players, ``-rexpert`` at five and six), ``-c{candidates}`` when they are not 6, and
+``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}`` added when the
+rollouts are not ``hard``'s only (``-rtable`` for the default's at three and four players,
+``-rexpert`` at five and six), ``-c{candidates}`` when they are not 6, and
 ``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
 without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
@@ -55,6 +56,7 @@ from gofish_env.cli import (
     check_count,
     parse_pool_limit,
     parse_rollouts,
+    parse_simulations,
     progress_bar,
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
@@ -70,7 +72,9 @@ from gofish_env.master import (
     DEFAULT_SIMULATIONS,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
+    SIMULATIONS_TABLE,
     MasterCPU,
+    default_simulations,
 )
 from gofish_env.rules import Rules
 
@@ -262,7 +266,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=2000)
-    parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS)
+    parser.add_argument(
+        "--simulations",
+        default=str(DEFAULT_SIMULATIONS),
+        help="rollouts a search plays over all its candidates; table (the default): "
+        f"{SIMULATIONS_TABLE}; kept in the run's settings as the number",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--candidates",
@@ -316,10 +325,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--out: required (the results file to write or go on with)")
     if args.compare is not None and not args.compare.is_file():
         parser.error(f"--compare: no such file: {args.compare}")
-    for flag in ("--deals", "--simulations", "--workers", "--chunk"):
+    for flag in ("--deals", "--workers", "--chunk"):
         check_count(parser, flag, getattr(args, flag[2:]))
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: 2 to 6")
+    args.simulations = parse_simulations(parser, "--simulations", args.simulations)
+    if args.simulations == BY_TABLE:
+        args.simulations = default_simulations(args.players)
     if not args.margin >= 0:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)

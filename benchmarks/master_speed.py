@@ -1,6 +1,6 @@
 """The ``master`` CPU's time per decision at several simulation budgets.
 
-python benchmarks/master_speed.py --players 2,4 --simulations 64,256,1024 --games 4
+python benchmarks/master_speed.py --players 2,4 --simulations 64,256,1024,4096 --games 4
 
 ``--margin``, ``--pool-limit`` and ``--rollouts`` are ``MasterCPU``'s (the same for every
 budget), as in ``baselines/master_strength.py``.
@@ -40,11 +40,16 @@ from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
     DEFAULT_POOL_LIMIT,
-    DEFAULT_SIMULATIONS,
+    OTHER_SIMULATIONS,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
+    SIMULATIONS,
+    SIMULATIONS_TABLE,
     MasterCPU,
 )
+
+# Two smaller budgets, then master's own at every table.
+BUDGETS = sorted({64, 256, OTHER_SIMULATIONS, *SIMULATIONS.values()})
 
 
 def decisions(players: int, games: int):
@@ -71,8 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
     parser.add_argument(
         "--simulations",
-        default=f"64,256,{DEFAULT_SIMULATIONS}",
-        help="comma-separated budgets to time (the last default is master's)",
+        default=",".join(str(n) for n in BUDGETS),
+        help=f"comma-separated budgets to time (master's: {SIMULATIONS_TABLE})",
     )
     parser.add_argument("--games", type=int, default=4, help="expert games a table")
     parser.add_argument(

@@ -55,6 +55,20 @@ def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> i
     return value
 
 
+def parse_simulations(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str:
+    """``MasterCPU``'s ``simulations`` from the command line: an integer >= 1, or ``table``
+    (``master.SIMULATIONS_TABLE``)."""
+    if text.strip().lower() == BY_TABLE:
+        return BY_TABLE
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 1, or {BY_TABLE}")
+    return value
+
+
 ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line and in MasterCPU: by the number of players
 
 

@@ -263,7 +263,7 @@ HELP_DEFAULTS = {
     "render_speed": ["(default: 4)", "(default: 20)"],
     "world_sampler": ["(default: 2000)", "(default: 2,4)", "(default: 170)", "(default: 100)"],
     "master_oracle": ["(default: 2)", "(default: 600)", "(default: 1)", "(default: table)"],
-    "master_speed": ["(default: 2,4)", "(default: 64,256,1024)", "(default: table)"],
+    "master_speed": ["(default: 2,4)", "(default: 64,256,1024,4096)", "(default: table)"],
     "web_load": ["(default: 60)"],
     "replay": ["(default: the replay's name with .html)"],
     "web": ["(default: 8000)", "(default: 1000)", "(default: None)"],

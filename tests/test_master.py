@@ -12,7 +12,15 @@ from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, ma
 from gofish_env import Game, Match, Rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_POOL_LIMIT, MasterCPU, default_pool_limit, default_rollouts
+from gofish_env.master import (
+    DEFAULT_POOL_LIMIT,
+    DEFAULT_SIMULATIONS,
+    OTHER_SIMULATIONS,
+    SIMULATIONS,
+    MasterCPU,
+    default_pool_limit,
+    default_rollouts,
+)
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
 from gofish_env.worlds import WorldSampler
@@ -41,6 +49,7 @@ def test_master_is_a_registered_level():
     [
         ("simulations", 0),
         ("simulations", 2.5),
+        ("simulations", "tables"),
         ("candidates", 1),
         ("candidates", True),
         ("pool_limit", -1),
@@ -208,7 +217,8 @@ def test_the_budget_sets_the_worlds_per_candidate():
     game = expert_game(Rules(players=4), 6, 20)
     view = KnowledgeTracker(game).view(game.current_player)
     keys = sorted({(target, rank) for target, rank in view.legal_asks})[:4]
-    for simulations, worlds in ((4, 1), (40, 10), (3, 1)):
+    by_table = OTHER_SIMULATIONS // len(keys)  # four players
+    for simulations, worlds in ((4, 1), (40, 10), (3, 1), ("table", by_table)):
         cpu = MasterCPU(1, simulations=simulations)
         captured = {}
         original = WorldSampler.sample
@@ -221,6 +231,14 @@ def test_the_budget_sets_the_worlds_per_candidate():
             patch.setattr(WorldSampler, "sample", spy)
             values = cpu.values(view, keys)
         assert captured["count"] == worlds and values.shape == (4,)
+
+
+def test_the_budget_by_table_is_taken_from_the_number_of_players():
+    cpu = MasterCPU(1)
+    assert cpu.simulations == DEFAULT_SIMULATIONS == "table"
+    for players in range(2, 7):
+        assert cpu.search_simulations(players) == SIMULATIONS.get(players, OTHER_SIMULATIONS)
+    assert MasterCPU(1, simulations=64).search_simulations(2) == 64
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,23 @@ import numpy as np
 import pytest
 from helpers import usage_error
 
-from gofish_baselines.master_strength import deal_shares, entrants, main, read_records
-from gofish_env.cli import parse_pool_limit, parse_rollouts
-from gofish_env.master import DEFAULT_CANDIDATES, DEFAULT_POOL_LIMIT, DEFAULT_ROLLOUTS
+from gofish_baselines.master_strength import (
+    deal_shares,
+    entrants,
+    main,
+    read_records,
+    settings_path,
+)
+from gofish_env.cli import parse_pool_limit, parse_rollouts, parse_simulations
+from gofish_env.master import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_POOL_LIMIT,
+    DEFAULT_ROLLOUTS,
+    DEFAULT_SIMULATIONS,
+    OTHER_SIMULATIONS,
+    SIMULATIONS,
+    default_simulations,
+)
 
 # One deal at two players on a tiny budget: a run's file in a second.
 ONE_DEAL = ["--players", "2", "--simulations", "8", "--workers", "1", "--deals", "1"]
@@ -110,6 +124,32 @@ def test_the_pool_limit_defaults_to_masters_and_none_searches_at_every_decision(
     path = tmp_path / "p2-s8.jsonl"
     main([*ONE_DEAL, "--pool-limit", "none", "--out", str(path)])
     assert len(read_records(path)) == 2
+
+
+def test_the_simulations_default_to_the_table_and_a_run_keeps_the_number(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    assert parse_simulations(parser, "--simulations", "table") == "table" == DEFAULT_SIMULATIONS
+    assert parse_simulations(parser, "--simulations", "64") == 64
+    for text in ("0", "many", "2.5"):
+        with pytest.raises(SystemExit):
+            parse_simulations(parser, "--simulations", text)
+        assert f"--simulations: got {text!r}; allowed: an integer >= 1, or table" in (
+            capsys.readouterr().err
+        )
+    # Searching only once the pool is empty keeps the runs short.
+    for players, budget in ((2, SIMULATIONS[2]), (3, OTHER_SIMULATIONS)):
+        path = tmp_path / f"p{players}.jsonl"
+        one_deal = ["--players", str(players), "--workers", "1", "--deals", "1"]
+        main([*one_deal, "--pool-limit", "0", "--out", str(path)])
+        kept = json.loads(settings_path(path).read_text())
+        assert kept["simulations"] == default_simulations(players) == budget
+    assert SIMULATIONS[2] != OTHER_SIMULATIONS
+    one_deal = [*one_deal, "--pool-limit", "0"]
+    # Going on with the table's number named is the same run; another number is refused.
+    main([*one_deal, "--deals", "2", "--simulations", str(OTHER_SIMULATIONS), "--out", str(path)])
+    assert len({record.deal for record in read_records(path)}) == 2
+    with pytest.raises(SystemExit, match=rf"simulations {OTHER_SIMULATIONS} -> 64"):
+        main([*one_deal, "--deals", "3", "--simulations", "64", "--out", str(path)])
 
 
 def test_the_rollouts_default_to_the_tables_and_a_level_names_them(capsys):

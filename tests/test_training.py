@@ -14,7 +14,13 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.master import MasterCPU, default_pool_limit
+from gofish_env.master import (
+    OTHER_SIMULATIONS,
+    SIMULATIONS,
+    MasterCPU,
+    default_pool_limit,
+    default_simulations,
+)
 from gofish_env.rules import Rules
 from gofish_training import evaluate as evaluate_module
 from gofish_training import train
@@ -203,6 +209,7 @@ def test_imitating_master_plays_it_with_the_named_rollouts_and_keeps_them_with_t
     assert kept["settings"][0] == "master" and kept["settings"][-1] == {
         "rollouts": "random",
         "pool_limit": default_pool_limit(4),
+        "simulations": default_simulations(4),
     }
     (folder,) = tmp_path.iterdir()
     assert json.loads((folder / "args.json").read_text())["imitate_rollouts"] == "random"
@@ -218,20 +225,24 @@ def test_masters_rollouts_as_a_teacher_are_the_named_ones_or_its_default_for_the
         assert options("--imitate", "master", "--players", players) == {
             "rollouts": "table",
             "pool_limit": 16,
+            "simulations": OTHER_SIMULATIONS,
         }
+    # Two players search with the bigger budget of their table.
     assert options("--imitate", "master", "--players", "2") == {
         "rollouts": "hard",
         "pool_limit": 12,
+        "simulations": SIMULATIONS[2],
     }
     assert options("--imitate", "master", "--players", "5") == {
         "rollouts": "expert",
         "pool_limit": 8,
+        "simulations": OTHER_SIMULATIONS,
     }
     named = options("--imitate", "master", "--players", "4", "--imitate-rollouts", "hard")
-    assert named == {"rollouts": "hard", "pool_limit": 16}
+    assert named == {"rollouts": "hard", "pool_limit": 16, "simulations": OTHER_SIMULATIONS}
     # From 8 cards the four-player table is expert's alone: the teacher before 16 cards.
     earlier = options("--imitate", "master", "--players", "4", "--imitate-pool-limit", "8")
-    assert earlier == {"rollouts": "expert", "pool_limit": 8}
+    assert earlier == {"rollouts": "expert", "pool_limit": 8, "simulations": OTHER_SIMULATIONS}
     teacher = MasterCPU(1, **earlier)
     assert (teacher.search_limit(4), teacher.rollout_level(4, 8)) == (8, "expert")
     assert MasterCPU(1, **options("--imitate", "master")).rollout_level(4, 9) == "hard"

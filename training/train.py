@@ -47,6 +47,7 @@ from gofish_env.master import (
     ROLLOUTS_TABLE,
     default_pool_limit,
     default_rollouts,
+    default_simulations,
 )
 from gofish_env.rules import Rules
 from gofish_training import arguments
@@ -603,9 +604,9 @@ def make_model(run: Run, env: TimedMaskedVecEnv):
 
 
 def teacher_options(args: Args, rules: Rules) -> dict | None:
-    """The teacher's settings beyond its level: ``master``'s rollouts and the pool size it
-    searches from, always named (so that parts played otherwise, by an older default
-    included, are not kept)."""
+    """The teacher's settings beyond its level: ``master``'s rollouts, the pool size it
+    searches from and its simulations, always named (so that parts played otherwise, by an
+    older default included, are not kept)."""
     if args.imitate != "master":
         return None
     players = rules.players
@@ -613,7 +614,11 @@ def teacher_options(args: Args, rules: Rules) -> dict | None:
     levels = {default_rollouts(players, pool) for pool in range(pool_limit + 1)}
     # One level over the whole window is named; one that changes with the pool is the table's.
     by_table = levels.pop() if len(levels) == 1 else BY_TABLE
-    return {"rollouts": args.imitate_rollouts or by_table, "pool_limit": pool_limit}
+    return {
+        "rollouts": args.imitate_rollouts or by_table,
+        "pool_limit": pool_limit,
+        "simulations": default_simulations(players),
+    }
 
 
 def imitate(
