@@ -100,7 +100,7 @@ def default_rollouts(players: int, pool_size: int) -> str:
 
 def default_simulations(players: int) -> int:
     """The simulations a search plays where none are named. 4096 at two players: paired
-    with 1024, +0.006 +/- 0.005 over 13,000 deals, at 72 ms a searching decision
+    with 1024, +0.006 +/- 0.005 over 13,000 deals, at 74 ms a searching decision
     (docs/baselines.md). 1024 at three players or more: at four players 2048 would
     already cost 76 ms, over the 50 ms a decision that table is held to."""
     return SIMULATIONS.get(players, OTHER_SIMULATIONS)
