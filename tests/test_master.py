@@ -213,12 +213,14 @@ def test_rollout_values_use_the_same_worlds_and_generators_for_every_ask():
     assert ((share >= 0) & (share <= 1)).all() and (np.abs(margin) <= 1).all()
 
 
-def test_the_budget_sets_the_worlds_per_candidate():
-    game = expert_game(Rules(players=4), 6, 20)
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_budget_sets_the_worlds_per_candidate(players):
+    game = expert_game(Rules(players=players), 6, 20)
     view = KnowledgeTracker(game).view(game.current_player)
     keys = sorted({(target, rank) for target, rank in view.legal_asks})[:4]
-    by_table = OTHER_SIMULATIONS // len(keys)  # four players
-    for simulations, worlds in ((4, 1), (40, 10), (3, 1), ("table", by_table)):
+    assert len(keys) >= 2
+    by_table = SIMULATIONS.get(players, OTHER_SIMULATIONS) // len(keys)
+    for simulations, worlds in ((4, 1), (40, 40 // len(keys)), (3, 1), ("table", by_table)):
         cpu = MasterCPU(1, simulations=simulations)
         captured = {}
         original = WorldSampler.sample
@@ -230,7 +232,7 @@ def test_the_budget_sets_the_worlds_per_candidate():
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(WorldSampler, "sample", spy)
             values = cpu.values(view, keys)
-        assert captured["count"] == worlds and values.shape == (4,)
+        assert captured["count"] == worlds and values.shape == (len(keys),)
 
 
 def test_the_budget_by_table_is_taken_from_the_number_of_players():
