@@ -12,11 +12,11 @@ every decision; ``table``: 12 at two players, 16 at three and four and 8 otherwi
 compiled level that plays the rollouts; the sampler's model of how the others play.
 
 Name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
-``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}`` added when the
-rollouts are not ``hard``'s only (``-rtable`` for the default's at three and four players,
-``-rexpert`` at five and six), ``-c{candidates}`` when they are not 6, and
-``-a1-h{most held}`` when the sampler models the others' play (the default now; a file
-without them was run with the plain sampler, as before the model; a file named
+``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}``
+added when the rollouts are not ``hard``'s only (``-rtable`` for the default's at three
+and four players, ``-rexpert`` at five and six), ``-c{candidates}`` when they are not 6,
+and ``-a1-h{most held}`` when the sampler models the others' play (the default now; a
+file without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 

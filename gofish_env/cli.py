@@ -38,35 +38,34 @@ def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> N
         parser.error(f"{flag}: got {value:g}; allowed: a number of seconds > 0")
 
 
-def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str | None:
-    """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, ``none``
-    (search at every decision), or ``table`` (``master.POOL_LIMIT_TABLE``)."""
+def parse_integer_or_word(
+    parser: argparse.ArgumentParser, flag: str, text: str, low: int, words: dict
+) -> object:
+    """An integer >= ``low``, or one of ``words`` (read case-blind; each maps to the value
+    it stands for)."""
     word = text.strip().lower()
-    if word == "none":
-        return None
-    if word == BY_TABLE:
-        return BY_TABLE
+    if word in words:
+        return words[word]
     try:
         value = int(text)
     except ValueError:
-        value = -1
-    if value < 0:
-        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 0, none, or {BY_TABLE}")
+        value = low - 1
+    if value < low:
+        allowed = "".join(f"{name}, " for name in list(words)[:-1]) + f"or {list(words)[-1]}"
+        parser.error(f"{flag}: got {text!r}; allowed: an integer >= {low}, {allowed}")
     return value
+
+
+def parse_pool_limit(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str | None:
+    """``MasterCPU``'s ``pool_limit`` from the command line: an integer >= 0, ``none``
+    (search at every decision), or ``table`` (``master.POOL_LIMIT_TABLE``)."""
+    return parse_integer_or_word(parser, flag, text, 0, {"none": None, BY_TABLE: BY_TABLE})
 
 
 def parse_simulations(parser: argparse.ArgumentParser, flag: str, text: str) -> int | str:
     """``MasterCPU``'s ``simulations`` from the command line: an integer >= 1, or ``table``
     (``master.SIMULATIONS_TABLE``)."""
-    if text.strip().lower() == BY_TABLE:
-        return BY_TABLE
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        parser.error(f"{flag}: got {text!r}; allowed: an integer >= 1, or {BY_TABLE}")
-    return value
+    return parse_integer_or_word(parser, flag, text, 1, {BY_TABLE: BY_TABLE})
 
 
 ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line and in MasterCPU: by the number of players
