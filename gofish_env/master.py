@@ -191,18 +191,28 @@ class MasterCPU(CPU):
             return next(iter(groups.values()))[0], None  # as ExpertCPU.choose
         scores = self.expert.scores(view, groups)
         choice = self.expert.choose_by(view, groups, scores)  # ties: expert's generator
-        if len(groups) == 1 or not searches(view.rules) or not self.in_search_window(view):
+        keys = self.search_candidates(view, groups, scores, choice)
+        if keys is None:
             return choice, scores
-        best = (choice[0], choice[1])
-        if view.least[best]:  # a sure hit the history proves
-            return choice, scores
-        others = sorted((key for key in groups if key != best), key=lambda key: -scores[key])
-        keys = [best, *others[: self.candidates - 1]]
         pick = self.pick(self.rollouts(view, keys))
         if pick == 0:
             return choice, scores
         self.overrides_made += 1
         return groups[keys[pick]][0], scores
+
+    def search_candidates(
+        self, view: PlayerView, groups: dict, scores: dict, choice: LegalAsk
+    ) -> list[tuple[int, int]] | None:
+        """The (target, rank) asks a search compares, ``expert``'s ``choice`` first and then
+        the best others by its ``scores``; None where it does not search (one group, rules
+        it cannot search, before the window, or a sure hit the history proves)."""
+        if len(groups) == 1 or not searches(view.rules) or not self.in_search_window(view):
+            return None
+        best = (choice[0], choice[1])
+        if view.least[best]:  # a sure hit: it keeps the turn whatever the hidden cards are
+            return None
+        others = sorted((key for key in groups if key != best), key=lambda key: -scores[key])
+        return [best, *others[: self.candidates - 1]]
 
     def choose(self, view: PlayerView) -> LegalAsk:
         decided = self._decided

@@ -132,3 +132,57 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
     assert paired["compare"] == str(run) and paired["deals"] == 2
     run_shares = strength.deal_shares(strength.read_records(run))
     assert paired["other"] == round(sum(run_shares.values()) / 2, 4)
+
+
+def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_path, capsys):
+    """benchmarks/master_regret.py: a row at each position where master searches, its
+    reference is master's own rollouts with the reference's worlds, every pick is one of
+    the candidates, and a run stopped by Ctrl-C goes on to the same rows."""
+    regret = _benchmark("master_regret")
+    command = ["--games", "2", "--simulations", "8,32", "--reference", "16", "--repeats", "2"]
+    whole = tmp_path / "whole.jsonl"
+    regret.main([*command, "--out", str(whole), "--no-progress"])
+    assert "2 players, games 0-1" in " ".join(capsys.readouterr().out.split())
+    rows = regret.read_rows([whole])
+    assert rows
+    for row in rows[:3]:
+        view = next(v for g, d, v in regret.positions(2, row["game"], 1) if d == row["decision"])
+        keys = [tuple(key) for key in row["candidates"]]
+        assert view.pool_size == row["pool"] <= 12  # master's window at two players
+        reference = regret.MasterCPU(
+            regret.seed_of(row["game"], row["decision"], 0), simulations=16 * len(keys)
+        ).values(view, keys)
+        assert np.allclose(row["reference"], reference, atol=1e-6)
+    for row in rows:
+        assert set(row["picks"]) == {"8", "32"}
+        assert all(len(picks) == 2 for picks in row["picks"].values())
+        assert all(0 <= p < len(row["candidates"]) for ps in row["picks"].values() for p in ps)
+    stopped = tmp_path / "stopped.jsonl"
+    measure = regret.measure
+    kept = []
+
+    def interrupted(*args):
+        if len(kept) == 2:
+            raise KeyboardInterrupt
+        row = measure(*args)
+        if row is not None:
+            kept.append(row)
+        return row
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(regret, "measure", interrupted)
+        with pytest.raises(SystemExit) as stop:
+            regret.main([*command, "--out", str(stopped), "--no-progress"])
+    assert stop.value.code == 130
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"stopped: 2 positions kept in {stopped}; the same command goes on" in said
+    assert len(regret.read_rows([stopped])) == 2 < len(rows)
+    regret.main([*command, "--out", str(stopped), "--no-progress"])
+
+    def untimed(path):
+        return [{k: v for k, v in row.items() if k != "ms"} for row in regret.read_rows([path])]
+
+    assert untimed(stopped) == untimed(whole)
+    capsys.readouterr()
+    regret.main(["--summary", str(whole)])
+    assert f"{len(rows)} positions" in capsys.readouterr().out
