@@ -17,8 +17,8 @@ where ``expert`` plays every seat. At each:
 
 The table gives, per budget, the reference value its picks gain over ``expert``'s choice,
 averaged over the searching decisions (x 1e-3; a rollout's value is its share of the win
-plus ``CATCH_WEIGHT`` times its catch margin), paired position by position with the first
-budget listed, with 95% intervals. The last row is the reference's own best: a ceiling for
+plus ``CATCH_WEIGHT`` times its catch margin), and paired position by position with the
+budget of the row above, with 95% intervals. The last row is the reference's own best: a ceiling for
 the one-ply search over these candidates, biased upward by the reference's noise.
 
 Each position's seeds come from its game and its place in the game, so a run stopped by
@@ -131,18 +131,18 @@ def summary(rows: list[dict], title: str) -> Table:
         "simulations",
         "searching decisions",
         "gain over expert's choice (x 1e-3)",
-        f"paired with {budgets[0]} (x 1e-3)",
+        "paired with the row above (x 1e-3)",
         "overrides of expert",
         "ms a search",
     ):
         table.add_column(column, justify="right")
-    for budget in budgets:
+    for above, budget in zip([None, *budgets[:-1]], budgets, strict=True):
         picks = [p for row in rows for p in row["picks"][budget]]
         table.add_row(
             budget,
             str(len(rows)),
             interval(gains[budget]),
-            "" if budget == budgets[0] else interval(gains[budget] - gains[budgets[0]]),
+            "" if above is None else interval(gains[budget] - gains[above]),
             f"{np.mean([p != 0 for p in picks]):.0%}",
             f"{np.mean([t for row in rows for t in row['ms'][budget]]):.1f}",
         )
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--simulations",
         default="1024,4096,8192",
-        help=f"comma-separated budgets, the first the one paired with (master's: "
+        help=f"comma-separated budgets, each paired with the one before (master's: "
         f"{SIMULATIONS_TABLE})",
     )
     parser.add_argument(
