@@ -392,6 +392,60 @@ def shuffle_pool(assign, pool_slots, state, out):
 
 
 @numba.njit(cache=True)
+def sample_worlds(
+    assign,
+    dealt_counts,
+    ops,
+    op_start,
+    slot_seat,
+    slot_dealt,
+    slot_rank_forbidden,
+    movers,
+    free,
+    free_group,
+    set_size,
+    state,
+    steps,
+    beta,
+    draw_slots,
+    change,
+    pool_slots,
+    hands,
+    pools,
+    deals,
+):
+    """``hands.shape[0]`` worlds in one call: before each, ``steps`` proposals of ``walk``
+    (none if no slot moves); then each seat's hand now (``current_counts``), the pool in a
+    random order (``shuffle_pool``) and, if ``deals`` has rows, the whole assignment with
+    that pool order. The same stream as one call of each per world, without a return to
+    Python between worlds."""
+    for k in range(hands.shape[0]):
+        if movers.size:
+            walk(
+                assign,
+                dealt_counts,
+                ops,
+                op_start,
+                slot_seat,
+                slot_dealt,
+                slot_rank_forbidden,
+                movers,
+                free,
+                free_group,
+                set_size,
+                state,
+                steps,
+                beta,
+            )
+        current_counts(assign, dealt_counts, slot_seat, draw_slots, change, hands[k])
+        shuffle_pool(assign, pool_slots, state, pools[k])
+        if deals.shape[0]:
+            deals[k] = assign
+            for p in range(pool_slots.size):
+                deals[k, pool_slots[p]] = pools[k, p]
+
+
+@numba.njit(cache=True)
 def greedy_fill(
     assign,
     dealt_counts,

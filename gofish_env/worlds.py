@@ -468,23 +468,30 @@ class WorldSampler:
         rules = model.rules
         hands = np.empty((count, rules.players, rules.ranks), np.int64)
         pools = np.empty((count, self._pool_slots.size), np.int64)
-        deals = np.empty((count, self.slots), np.int64) if keep_deals else None
-        for k in range(count):
-            if self.movers.size:
-                self._walk(self.steps)
-            kernels.current_counts(
-                self.assign,
-                self.dealt_counts,
-                model.slot_seat,
-                self._draw_slots,
-                model.change,
-                hands[k],
-            )
-            kernels.shuffle_pool(self.assign, self._pool_slots, self._state, pools[k])
-            if deals is not None:
-                deals[k] = self.assign
-                deals[k, self._pool_slots] = pools[k]
-        return SampledWorlds(model, self.view, hands, pools, deals)
+        deals = np.empty((count if keep_deals else 0, self.slots), np.int64)
+        kernels.sample_worlds(
+            self.assign,
+            self.dealt_counts,
+            model.ops,
+            model.op_start,
+            model.slot_seat,
+            model.slot_dealt,
+            model.slot_forbidden,
+            self.movers,
+            self.free,
+            model.slot_group,
+            model.rules.set_size,
+            self._state,
+            self.steps * self.movers.size,
+            self.beta,
+            self._draw_slots,
+            model.change,
+            self._pool_slots,
+            hands,
+            pools,
+            deals,
+        )
+        return SampledWorlds(model, self.view, hands, pools, deals if keep_deals else None)
 
 
 @dataclass

@@ -272,6 +272,42 @@ def test_the_same_seed_gives_the_same_worlds():
     assert not (np.array_equal(a.hands, c.hands) and np.array_equal(a.pools, c.pools))
 
 
+@pytest.mark.parametrize("players, most_held", [(2, 8.0), (4, 0.0)])
+def test_a_sample_is_the_chain_s_worlds_one_by_one(players, most_held):
+    """``sample`` draws its worlds in one compiled call: the same worlds, hands, pools and
+    deals as a walk, a count and a shuffle per world from the same state."""
+    game = Game(Rules(players=players), seed=5)
+    tracker = KnowledgeTracker(game)
+    cpus = [make_cpu("expert", seat) for seat in range(players)]
+    while game.pool_size > 10:
+        game.ask(*cpus[game.current_player].choose(tracker.view(game.current_player)))
+    view = tracker.view(game.current_player)
+    sampler = WorldSampler(view, seed=3, assume_sure_hits=True, most_held=most_held)
+    assert sampler.movers.size
+    by_hand = copy.deepcopy(sampler)
+    sample = sampler.sample(20, keep_deals=True)
+    kernels, model = worlds_module.kernels, by_hand.model
+    for k in range(20):
+        by_hand._walk(by_hand.steps)
+        hands = np.empty((players, model.rules.ranks), np.int64)
+        kernels.current_counts(
+            by_hand.assign,
+            by_hand.dealt_counts,
+            model.slot_seat,
+            model.draw_slots,
+            model.change,
+            hands,
+        )
+        pool = np.empty(model.pool_slots.size, np.int64)
+        kernels.shuffle_pool(by_hand.assign, model.pool_slots, by_hand._state, pool)
+        deal = by_hand.assign.copy()
+        deal[model.pool_slots] = pool
+        assert (sample.hands[k] == hands).all() and (sample.pools[k] == pool).all()
+        assert (sample.deals[k] == deal).all()
+    assert (sampler._state == by_hand._state).all()
+    assert sampler.sample(3).deals is None
+
+
 def test_refusals_name_what_was_wrong():
     game = played(Rules(), 5, 10)
     view = KnowledgeTracker(game).view(0)
