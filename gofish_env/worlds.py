@@ -428,9 +428,10 @@ class WorldSampler:
             self._state,
         )
 
-    def _walk(self, per_slot: int) -> int:
+    def _chain_args(self) -> tuple:
+        """The chain's world and the model, as the kernels that move it take them."""
         model = self.model
-        return kernels.walk(
+        return (
             self.assign,
             self.dealt_counts,
             model.ops,
@@ -443,9 +444,10 @@ class WorldSampler:
             model.slot_group,
             model.rules.set_size,
             self._state,
-            per_slot * self.movers.size,
-            self.beta,
         )
+
+    def _walk(self, per_slot: int) -> int:
+        return kernels.walk(*self._chain_args(), per_slot * self.movers.size, self.beta)
 
     def is_consistent(self) -> bool:
         """Whether the chain's current world follows the public log (it always should)."""
@@ -470,18 +472,7 @@ class WorldSampler:
         pools = np.empty((count, self._pool_slots.size), np.int64)
         deals = np.empty((count if keep_deals else 0, self.slots), np.int64)
         kernels.sample_worlds(
-            self.assign,
-            self.dealt_counts,
-            model.ops,
-            model.op_start,
-            model.slot_seat,
-            model.slot_dealt,
-            model.slot_forbidden,
-            self.movers,
-            self.free,
-            model.slot_group,
-            model.rules.set_size,
-            self._state,
+            *self._chain_args(),
             self.steps * self.movers.size,
             self.beta,
             self._draw_slots,
