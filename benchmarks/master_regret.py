@@ -18,8 +18,9 @@ where ``expert`` plays every seat. At each:
 The table gives, per budget, the reference value its picks gain over ``expert``'s choice,
 averaged over the searching decisions (x 1e-3; a rollout's value is its share of the win
 plus ``CATCH_WEIGHT`` times its catch margin), and paired position by position with the
-budget of the row above, with 95% intervals. The last row is the reference's own best: a ceiling for
-the one-ply search over these candidates, biased upward by the reference's noise.
+budget of the row above, with 95% intervals. The last row is the reference's own best: a
+ceiling for the one-ply search over these candidates, biased upward by the reference's
+noise.
 
 Each position's seeds come from its game and its place in the game, so a run stopped by
 Ctrl-C goes on where it stopped with the same command and ``--out``, and two runs over
