@@ -153,6 +153,9 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
             regret.seed_of(row["game"], row["decision"], 0), simulations=16 * len(keys)
         ).values(view, keys)
         assert np.allclose(row["reference"], reference, atol=1e-6)
+        for repeat in range(2):  # each pick is master's own search, with that seed
+            cpu = regret.MasterCPU(regret.seed_of(row["game"], row["decision"], 32, repeat + 1), 32)
+            assert row["picks"]["32"][repeat] == cpu.pick(cpu.rollouts(view, keys))
     for row in rows:
         assert set(row["picks"]) == {"8", "32"}
         assert all(len(picks) == 2 for picks in row["picks"].values())
@@ -185,4 +188,9 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
     assert untimed(stopped) == untimed(whole)
     capsys.readouterr()
     regret.main(["--summary", str(whole)])
-    assert f"{len(rows)} positions" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert f"{len(rows)} positions" in table
+    gains = [
+        np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["32"]]) for r in rows
+    ]
+    assert regret.interval(np.array(gains)) in table  # the 32 row's gain over expert's choice
