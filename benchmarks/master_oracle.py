@@ -43,7 +43,7 @@ class OracleMaster(MasterCPU):
 
         self.searches_made += 1
         game = self.env.game
-        count = max(1, self.search_simulations(view.rules.players) // len(keys))
+        count = self.worlds_per_candidate(view.rules.players, len(keys))
         seats = range(view.rules.players)
         hands = np.array([game.hand_counts(seat) for seat in seats], np.int64)
         pool = np.array([parse_card(card)[0] for card in game.pool_cards()], np.int64)

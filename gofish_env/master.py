@@ -258,6 +258,11 @@ class MasterCPU(CPU):
             return default_simulations(players)
         return self.simulations
 
+    def worlds_per_candidate(self, players: int, candidates: int) -> int:
+        """The worlds a search draws: its simulations shared among ``candidates`` asks, at
+        least one."""
+        return max(1, self.search_simulations(players) // candidates)
+
     def search_limit(self, players: int) -> int | None:
         """The pool size from which it searches at a table of ``players`` (None: at every
         decision)."""
@@ -284,7 +289,7 @@ class MasterCPU(CPU):
         from gofish_env.worlds import WorldSampler
 
         self.searches_made += 1
-        count = max(1, self.search_simulations(view.rules.players) // len(keys))
+        count = self.worlds_per_candidate(view.rules.players, len(keys))
         seed = self.rng.getrandbits(63)
         sampler = WorldSampler(
             view, seed=seed, assume_sure_hits=self.assume_sure_hits, most_held=self.most_held
