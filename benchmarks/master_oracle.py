@@ -21,16 +21,13 @@ import argparse
 import os
 from pathlib import Path
 
-import numpy as np
-
 from gofish_baselines.master_strength import deal_shares, mean_and_interval, print_comparison
-from gofish_env.cards import parse_card
 from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
 from gofish_env.master import CATCH_WEIGHT, ROLLOUTS_TABLE, MasterCPU
 from gofish_env.rules import Rules
-from gofish_env.worlds import SampledWorlds
+from gofish_env.worlds import true_worlds
 
 
 class OracleMaster(MasterCPU):
@@ -42,15 +39,9 @@ class OracleMaster(MasterCPU):
         from gofish_env.rollouts import rollout_values
 
         self.searches_made += 1
-        game = self.env.game
         count = self.worlds_per_candidate(view.rules.players, len(keys))
-        seats = range(view.rules.players)
-        hands = np.array([game.hand_counts(seat) for seat in seats], np.int64)
-        pool = np.array([parse_card(card)[0] for card in game.pool_cards()], np.int64)
         seed = self.rng.getrandbits(63)
-        shuffle = np.random.default_rng(seed)
-        pools = np.array([shuffle.permutation(pool) for _ in range(count)], np.int64)
-        worlds = SampledWorlds(None, view, np.tile(hands, (count, 1, 1)), pools.reshape(count, -1))
+        worlds = true_worlds(self.env.game, view, count, seed)
         level = self.rollout_level(view.rules.players, view.pool_size)
         share, margin = rollout_values(view, worlds, keys, level, seed=seed)
         return share + CATCH_WEIGHT * margin

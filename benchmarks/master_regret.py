@@ -1,25 +1,31 @@
-"""How close ``master``'s choices come to the best ask of its own model, by simulation budget.
+"""How close ``master``'s choices come to the best ask of its own model, or of the truth.
 
 python benchmarks/master_regret.py --players 2 --games 60 --simulations 1024,4096,8192 \\
     --out runs/regret/p2.jsonl
+python benchmarks/master_regret.py --players 2 --games 60 --truth --reference-rollouts expert \\
+    --simulations 4096,4096/rollouts=expert,4096/most_held=2 --out runs/regret/p2-truth.jsonl
 
-A budget is judged by what it picks, not by a game's result: game results need thousands
-of deals to tell budgets apart, while a pick can be valued at once. Positions: seat 0's
-decisions where ``master`` searches (``MasterCPU.search_candidates``), in seeded games
+A searcher is judged by what it picks, not by a game's result: game results need thousands
+of deals to tell two searchers apart, while a pick can be valued at once. Positions: seat
+0's decisions where ``master`` searches (``MasterCPU.search_candidates``), in seeded games
 where ``expert`` plays every seat. At each:
 
-1. a reference search values every candidate ask with ``--reference`` worlds a candidate
-   (the same sampler, rollouts and value as ``master``'s: its model's truth, up to the
-   reference's own noise);
-2. ``master`` with each budget of ``--simulations`` searches ``--repeats`` times with fresh
-   seeds (its own ``rollouts`` and ``pick``, with ``--margin``), and each pick is valued
-   by the reference.
+1. a reference values every candidate ask with ``--reference`` worlds a candidate, played
+   out by ``--reference-rollouts`` (master's own level by default). By default the worlds
+   are master's, drawn by the same sampler: its model's truth, up to the reference's own
+   noise. With ``--truth`` every world is the true one with the pool reshuffled (the
+   benchmark reads the hidden hands): the value of each ask as the game really stands.
+2. each searcher of ``--simulations`` (a budget, optionally with ``/NAME=VALUE`` settings of
+   ``MasterCPU``: ``margin``, ``most_held``, ``assume_sure_hits``, ``rollouts``) searches
+   ``--repeats`` times with fresh seeds (its own sampler, ``rollouts`` and ``pick``), and
+   each pick is valued by the reference. Searchers of one budget share their seeds.
 
-The table gives, per budget, the reference value its picks gain over ``expert``'s choice,
+The table gives, per searcher, the reference value its picks gain over ``expert``'s choice,
 averaged over the searching decisions (x 1e-3; a rollout's value is its share of the win
 plus ``CATCH_WEIGHT`` times its catch margin), and paired position by position with the
-budget of the row above, with 95% intervals. The last row is the reference's own best: a
-ceiling for the one-ply search over these candidates, biased upward by the reference's
+searcher of the row above and with the first, with 95% intervals. The last row is the
+reference's own best: a ceiling for the one-ply search over these candidates (with
+``--truth``, for a search that could see the hands), biased upward by the reference's
 noise.
 
 Each position's seeds come from its game and its place in the game, so a run stopped by
@@ -46,15 +52,29 @@ from gofish_env.cli import (
     progress_bar,
 )
 from gofish_env.cpus import group_asks, make_cpu
+from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import DEFAULT_MARGIN, SIMULATIONS_TABLE, MasterCPU, default_simulations
+from gofish_env.master import (
+    BY_TABLE,
+    CATCH_WEIGHT,
+    DEFAULT_MARGIN,
+    ROLLOUTS_TABLE,
+    SIMULATIONS_TABLE,
+    MasterCPU,
+    default_rollouts,
+    default_simulations,
+)
+from gofish_env.rollouts import rollout_values
+from gofish_env.worlds import true_worlds
 
 REFERENCE = 16384  # worlds a candidate in the reference search
+FIRST_SETTINGS = {"truth": False, "reference_rollouts": "table"}  # of runs made before them
 
 
 def positions(players: int, first: int, games: int):
-    """(game, decision, view) at each of seat 0's decisions in expert games ``first`` ..
-    ``first + games - 1``; a view reads the live public log, so each is used at once."""
+    """(game, decision, view, live game) at each of seat 0's decisions in expert games
+    ``first`` .. ``first + games - 1``; a view reads the live public log, so each is used
+    at once (the live game is for ``--truth``, which reads the hidden hands)."""
     for seed in range(first, first + games):
         game = Game(Rules(players=players), seed=seed)
         tracker = KnowledgeTracker(game)
@@ -64,7 +84,7 @@ def positions(players: int, first: int, games: int):
             seat = game.current_player
             view = tracker.view(seat)
             if seat == 0:
-                yield seed, decision, view
+                yield seed, decision, view, game
                 decision += 1
             game.ask(*cpus[seat].choose(view))
 
@@ -74,8 +94,59 @@ def seed_of(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1, np.uint64)[0] >> 1)
 
 
-def measure(view, game: int, decision: int, args) -> dict | None:
-    """The row of one position, or None where ``master`` does not search there."""
+def parse_searcher(text: str) -> tuple[int, dict]:
+    """``BUDGET[/NAME=VALUE...]``: a simulation budget and the ``MasterCPU`` settings it
+    changes (``SEARCHER_SETTINGS``), e.g. ``4096/rollouts=expert/margin=0``; a ValueError
+    names what is wrong."""
+    budget, *changes = text.split("/")
+    if not budget.isdigit() or int(budget) < 2:
+        raise ValueError(f"got {budget!r}; allowed: integers >= 2")
+    settings = {}
+    for change in changes:
+        name, _, value = change.partition("=")
+        if name not in SEARCHER_SETTINGS or not value:
+            raise ValueError(
+                f"got {change!r}; allowed after a budget: /NAME=VALUE with NAME one of "
+                f"{', '.join(SEARCHER_SETTINGS)}"
+            )
+        settings[name] = SEARCHER_SETTINGS[name](value)
+    MasterCPU(0, simulations=int(budget), **settings)  # its own checks name a bad value
+    return int(budget), settings
+
+
+def _switch(value: str) -> bool:
+    if value not in ("0", "1", "true", "false"):
+        raise ValueError(f"assume_sure_hits: got {value!r}; allowed: 0, 1, true, false")
+    return value in ("1", "true")
+
+
+SEARCHER_SETTINGS = {
+    "margin": float,
+    "most_held": float,
+    "assume_sure_hits": _switch,
+    "rollouts": str,
+}
+
+
+def reference_values(view, live, keys, game: int, decision: int, args) -> np.ndarray:
+    """The reference's mean value of each candidate: a search with ``--reference`` worlds a
+    candidate, drawn by master's sampler or (``--truth``) the true hands with the pool
+    reshuffled, played out by ``--reference-rollouts``."""
+    seed = seed_of(game, decision, 0)
+    rollouts = args.reference_rollouts
+    if not args.truth:
+        cpu = MasterCPU(seed, simulations=args.reference * len(keys), rollouts=rollouts)
+        return cpu.values(view, keys)
+    if rollouts == BY_TABLE:
+        rollouts = default_rollouts(view.rules.players, view.pool_size)
+    worlds = true_worlds(live, view, args.reference, seed)
+    share, margin = rollout_values(view, worlds, keys, rollouts, seed=seed)
+    return (share + CATCH_WEIGHT * margin).mean(axis=0)
+
+
+def measure(view, game: int, decision: int, args, live=None) -> dict | None:
+    """The row of one position, or None where ``master`` does not search there. ``live`` is
+    the game itself, read only by a ``--truth`` reference."""
     chooser = MasterCPU(seed_of(game, decision), margin=args.margin)
     groups = group_asks(view)
     if len(groups) == 1:
@@ -85,28 +156,27 @@ def measure(view, game: int, decision: int, args) -> dict | None:
     keys = chooser.search_candidates(view, groups, scores, choice)
     if keys is None:
         return None
-    reference = MasterCPU(seed_of(game, decision, 0), simulations=args.reference * len(keys))
-    values = reference.values(view, keys)
+    values = reference_values(view, live, keys, game, decision, args)
     picks, spent = {}, {}
-    for budget in args.simulations:
-        picks[budget], spent[budget] = [], []
+    for label, (budget, settings) in args.searchers.items():
+        picks[label], spent[label] = [], []
         for repeat in range(args.repeats):
             cpu = MasterCPU(
                 seed_of(game, decision, budget, repeat + 1),
                 simulations=budget,
-                margin=args.margin,
+                **{"margin": args.margin, **settings},
             )
             start = time.perf_counter()
-            picks[budget].append(cpu.pick(cpu.rollouts(view, keys)))
-            spent[budget].append(round((time.perf_counter() - start) * 1e3, 2))
+            picks[label].append(cpu.pick(cpu.rollouts(view, keys)))
+            spent[label].append(round((time.perf_counter() - start) * 1e3, 2))
     return {
         "game": game,
         "decision": decision,
         "pool": view.pool_size,
         "candidates": [list(key) for key in keys],
         "reference": [round(float(value), 6) for value in values],
-        "picks": {str(budget): chosen for budget, chosen in picks.items()},
-        "ms": {str(budget): times for budget, times in spent.items()},
+        "picks": picks,
+        "ms": spent,
     }
 
 
@@ -118,37 +188,40 @@ def interval(values: np.ndarray) -> str:
 
 def summary(rows: list[dict], title: str) -> Table:
     """The table of the module docstring over ``rows``."""
-    budgets = list(rows[0]["picks"])
+    searchers = list(rows[0]["picks"])
     gains = {}
-    for budget in budgets:
-        gains[budget] = np.array(
+    for searcher in searchers:
+        gains[searcher] = np.array(
             [
-                np.mean([row["reference"][p] - row["reference"][0] for p in row["picks"][budget]])
+                np.mean([row["reference"][p] - row["reference"][0] for p in row["picks"][searcher]])
                 for row in rows
             ]
         )
     table = Table(title=title)
     for column in (
-        "simulations",
-        "searching decisions",
-        "gain over expert's choice (x 1e-3)",
-        "paired with the row above (x 1e-3)",
-        "overrides of expert",
+        "searcher",
+        "decisions",
+        "gain over expert's choice, x 1e-3",
+        "paired with the row above",
+        "paired with the first row",
+        "overrides",
         "ms a search",
     ):
         table.add_column(column, justify="right")
-    for above, budget in zip([None, *budgets[:-1]], budgets, strict=True):
-        picks = [p for row in rows for p in row["picks"][budget]]
+    first = searchers[0]
+    for above, searcher in zip([None, *searchers[:-1]], searchers, strict=True):
+        picks = [p for row in rows for p in row["picks"][searcher]]
         table.add_row(
-            budget,
+            searcher,
             str(len(rows)),
-            interval(gains[budget]),
-            "" if above is None else interval(gains[budget] - gains[above]),
+            interval(gains[searcher]),
+            "" if above is None else interval(gains[searcher] - gains[above]),
+            "" if above is None else interval(gains[searcher] - gains[first]),
             f"{np.mean([p != 0 for p in picks]):.0%}",
-            f"{np.mean([t for row in rows for t in row['ms'][budget]]):.1f}",
+            f"{np.mean([t for row in rows for t in row['ms'][searcher]]):.1f}",
         )
     best = np.array([max(row["reference"]) - row["reference"][0] for row in rows])
-    table.add_row("the reference's best", str(len(rows)), interval(best), "", "", "")
+    table.add_row("the reference's best", str(len(rows)), interval(best), "", "", "", "")
     return table
 
 
@@ -168,11 +241,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--simulations",
         default="1024,4096,8192",
-        help=f"comma-separated budgets, each paired with the one before (master's: "
-        f"{SIMULATIONS_TABLE})",
+        help=f"comma-separated searchers, each paired with the one before and the first: a "
+        f"budget (master's: {SIMULATIONS_TABLE}), each optionally with /NAME=VALUE settings "
+        f"of master ({', '.join(SEARCHER_SETTINGS)}), e.g. 4096/rollouts=expert",
     )
     parser.add_argument(
         "--reference", type=int, default=REFERENCE, help="worlds a candidate in the reference"
+    )
+    parser.add_argument(
+        "--truth",
+        action="store_true",
+        help="the reference plays out the true hands, the pool reshuffled, instead of "
+        "master's sampled worlds",
+    )
+    parser.add_argument(
+        "--reference-rollouts",
+        default=BY_TABLE,
+        help=f"the compiled level that plays the reference's rollouts ({', '.join(COMPILED)}), "
+        f"or {BY_TABLE}: master's ({ROLLOUTS_TABLE})",
     )
     parser.add_argument("--repeats", type=int, default=2, help="searches a budget and position")
     parser.add_argument(
@@ -187,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    console = Console(width=120)
+    console = Console(width=160)
     if args.summary:
         missing = [str(path) for path in args.summary if not path.is_file()]
         if missing:
@@ -206,25 +292,32 @@ def main(argv: list[str] | None = None) -> None:
     players = parse_players_list(parser, "--players", args.players)
     if len(players) != 1:
         parser.error(f"--players: got {args.players!r}; allowed: one seat count, 2..6")
-    budgets = []
+    args.searchers = {}
     for item in parse_list(parser, "--simulations", args.simulations):
-        if not item.isdigit() or int(item) < 2:
-            parser.error(f"--simulations: got {item!r}; allowed: integers >= 2")
-        budgets.append(int(item))
-    args.simulations = budgets
+        try:
+            args.searchers[item] = parse_searcher(item)
+        except ValueError as error:
+            parser.error(f"--simulations: {error}")
+    if args.reference_rollouts not in (BY_TABLE, *COMPILED):
+        parser.error(
+            f"--reference-rollouts: got {args.reference_rollouts!r}; allowed: "
+            f"{', '.join(COMPILED)}, {BY_TABLE}"
+        )
     settings = {
         "players": players[0],
-        "simulations": ",".join(map(str, budgets)),
+        "simulations": ",".join(args.searchers),
         "reference": args.reference,
         "repeats": args.repeats,
         "margin": args.margin,
+        "truth": args.truth,
+        "reference_rollouts": args.reference_rollouts,
     }
     rows = []
     done = set()
     if args.out is not None and args.out.is_file():
         rows = read_rows([args.out])
         done = {(row["game"], row["decision"]) for row in rows}
-        kept = rows[0]["settings"] if rows else settings
+        kept = {**FIRST_SETTINGS, **(rows[0]["settings"] if rows else settings)}
         changed = [
             f"{key} {kept[key]} -> {settings[key]}"
             for key in settings
@@ -242,13 +335,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with progress_bar(not args.no_progress, args.games, "games") as advance:
             played = 0
-            for game, decision, view in positions(players[0], games.start, len(games)):
+            for game, decision, view, live in positions(players[0], games.start, len(games)):
                 if decision == 0 and game > games.start:
                     played += 1
                     advance(played)
                 if (game, decision) in done:
                     continue
-                row = measure(view, game, decision, args)
+                row = measure(view, game, decision, args, live)
                 if row is None:
                     continue
                 row["settings"] = settings
@@ -266,8 +359,10 @@ def main(argv: list[str] | None = None) -> None:
     if not rows:
         console.print("no searching decision in these games")
         return
+    kind = "the true hands" if args.truth else "master's worlds"
     title = (
-        f"master's picks valued by a reference of {args.reference} worlds a candidate: "
+        f"master's picks valued by a reference of {args.reference} worlds a candidate "
+        f"({kind}, {args.reference_rollouts} rollouts): "
         f"{players[0]} players, games {games.start}-{games.stop - 1}, {len(rows)} positions, "
         f"{time.perf_counter() - start:.0f} s (master's default here: "
         f"{default_simulations(players[0])})"

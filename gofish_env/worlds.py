@@ -544,6 +544,20 @@ class SampledWorlds:
         )
 
 
+def true_worlds(game: Game, view: PlayerView, count: int, seed: int) -> SampledWorlds:
+    """``count`` copies of ``game``'s true hands, each with the pool in a fresh random
+    order: what the sampler's worlds stand in for. It reads hidden cards, so it is for
+    benchmarks that measure a search against the truth, never for a seat's decisions.
+    No one can know the pool's order, so a shuffle of its cards is the truth's own
+    uncertainty."""
+    seats = range(game.rules.players)
+    hands = np.array([game.hand_counts(seat) for seat in seats], np.int64)
+    pool = np.array([parse_card(card)[0] for card in game.pool_cards()], np.int64)
+    shuffle = np.random.default_rng(seed)
+    pools = np.array([shuffle.permutation(pool) for _ in range(count)], np.int64)
+    return SampledWorlds(None, view, np.tile(hands, (count, 1, 1)), pools.reshape(count, -1))
+
+
 def _cards_by_rank(rules: Rules, exclude: list[str] = ()) -> list[list[str]]:
     """The deck's card strings by rank (two decks: each twice), without ``exclude``; each
     list ends with its first card in deck order, so ``pop()`` hands them out in order."""

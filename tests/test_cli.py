@@ -166,6 +166,27 @@ BAD_ARGUMENTS = [
     ("master_regret", ["--players", "2,4"], "--players: got '2,4'; allowed: one seat count"),
     ("master_regret", ["--simulations", "64,x"], "--simulations: got 'x'; allowed: integers >= 2"),
     ("master_regret", ["--reference", "1"], "--reference: got 1; allowed: an integer >= 2"),
+    (
+        "master_regret",
+        ["--simulations", "64/colour=red"],
+        "--simulations: got 'colour=red'; allowed after a budget: /NAME=VALUE with NAME one of "
+        "margin, most_held, assume_sure_hits, rollouts",
+    ),
+    (
+        "master_regret",
+        ["--simulations", "64/margin=-1"],
+        "--simulations: margin: got -1.0; allowed: a number >= 0",
+    ),
+    (
+        "master_regret",
+        ["--simulations", "64/rollouts=master"],
+        "--simulations: rollouts: got 'master'; allowed: random, ",
+    ),
+    (
+        "master_regret",
+        ["--reference-rollouts", "master"],
+        "--reference-rollouts: got 'master'; allowed: random, ",
+    ),
     ("master_regret", ["--summary", "nowhere.jsonl"], "--summary: no such file: nowhere.jsonl"),
     ("cpu_speed", ["--seconds", "0"], "--seconds: got 0; allowed: a number of seconds > 0"),
     ("cpu_speed", ["--batch", "0"], "--batch: got 0; allowed: an integer >= 1"),

@@ -146,7 +146,7 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
     rows = regret.read_rows([whole])
     assert rows
     for row in rows[:3]:
-        view = next(v for g, d, v in regret.positions(2, row["game"], 1) if d == row["decision"])
+        view = next(v for _, d, v, _ in regret.positions(2, row["game"], 1) if d == row["decision"])
         keys = [tuple(key) for key in row["candidates"]]
         assert view.pool_size == row["pool"] <= 12  # master's window at two players
         reference = regret.MasterCPU(
@@ -194,3 +194,53 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
         np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["32"]]) for r in rows
     ]
     assert regret.interval(np.array(gains)) in table  # the 32 row's gain over expert's choice
+
+
+def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_path, capsys):
+    """master_regret --truth: the reference rolls out the true hands with the pool
+    reshuffled, by --reference-rollouts; a searcher's /NAME=VALUE settings are master's
+    own; a file measured one way is not continued the other way."""
+    regret = _benchmark("master_regret")
+    searchers = "16,16/rollouts=expert/margin=0"
+    command = ["--games", "1", "--simulations", searchers, "--reference", "8", "--repeats", "1"]
+    truth = [*command, "--truth", "--reference-rollouts", "expert", "--no-progress"]
+    out = tmp_path / "truth.jsonl"
+    regret.main([*truth, "--out", str(out)])
+    assert "(the true hands, expert rollouts)" in " ".join(capsys.readouterr().out.split())
+    rows = regret.read_rows([out])
+    assert rows and all(set(row["picks"]) == set(searchers.split(",")) for row in rows)
+    checked = 0
+    for game, decision, view, live in regret.positions(2, 0, 1):
+        row = next((r for r in rows if r["decision"] == decision), None)
+        if row is None:
+            continue
+        keys = [tuple(key) for key in row["candidates"]]
+        seed = regret.seed_of(game, decision, 0)
+        worlds = regret.true_worlds(live, view, 8, seed)
+        for seat in range(2):
+            assert (worlds.hands[:, seat] == live.hand_counts(seat)).all()
+        pool = sorted(parse_card(card)[0] for card in live.pool_cards())
+        assert all(sorted(order) == pool for order in worlds.pools)
+        share, margin = rollouts.rollout_values(view, worlds, keys, "expert", seed=seed)
+        value = (share + regret.CATCH_WEIGHT * margin).mean(axis=0)
+        assert np.allclose(row["reference"], value, atol=1e-6)
+        cpu = regret.MasterCPU(
+            regret.seed_of(game, decision, 16, 1), 16, rollouts="expert", margin=0.0
+        )
+        assert row["picks"]["16/rollouts=expert/margin=0"] == [cpu.pick(cpu.rollouts(view, keys))]
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == min(3, len(rows))
+    with pytest.raises(SystemExit) as refused:
+        regret.main([*command, "--no-progress", "--out", str(out)])
+    assert refused.value.code == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "truth True -> False, reference_rollouts expert -> table" in said
+    earlier = tmp_path / "earlier.jsonl"  # a run made before --truth: its settings lack it
+    old = dict(rows[0]["settings"])
+    del old["truth"], old["reference_rollouts"]
+    lines = [json.dumps({**row, "settings": old}) for row in rows]
+    earlier.write_text("\n".join(lines) + "\n")
+    regret.main([*command, "--no-progress", "--out", str(earlier)])  # goes on: nothing left
+    assert len(regret.read_rows([earlier])) == len(rows)
