@@ -49,6 +49,7 @@ from gofish_env.cli import (
     check_count,
     parse_list,
     parse_players_list,
+    parse_pool_limit,
     progress_bar,
 )
 from gofish_env.cpus import group_asks, make_cpu
@@ -58,6 +59,7 @@ from gofish_env.master import (
     BY_TABLE,
     CATCH_WEIGHT,
     DEFAULT_MARGIN,
+    POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
     SIMULATIONS_TABLE,
     MasterCPU,
@@ -68,7 +70,11 @@ from gofish_env.rollouts import rollout_values
 from gofish_env.worlds import true_worlds
 
 REFERENCE = 16384  # worlds a candidate in the reference search
-FIRST_SETTINGS = {"truth": False, "reference_rollouts": "table"}  # of runs made before them
+FIRST_SETTINGS = {
+    "truth": False,
+    "reference_rollouts": "table",
+    "pool_limit": "table",
+}  # of runs made before them
 
 
 def positions(players: int, first: int, games: int):
@@ -147,7 +153,7 @@ def reference_values(view, live, keys, game: int, decision: int, args) -> np.nda
 def measure(view, game: int, decision: int, args, live=None) -> dict | None:
     """The row of one position, or None where ``master`` does not search there. ``live`` is
     the game itself, read only by a ``--truth`` reference."""
-    chooser = MasterCPU(seed_of(game, decision), margin=args.margin)
+    chooser = MasterCPU(seed_of(game, decision), margin=args.margin, pool_limit=args.pool_limit)
     groups = group_asks(view)
     if len(groups) == 1:
         return None
@@ -267,6 +273,12 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_MARGIN,
         help="standard errors an override must gain over expert's choice",
     )
+    parser.add_argument(
+        "--pool-limit",
+        default=BY_TABLE,
+        help=f"take the positions where master searching from this many cards in the pool "
+        f"would search (none: every decision; {BY_TABLE}: master's, {POOL_LIMIT_TABLE})",
+    )
     parser.add_argument("--out", type=Path, help="a JSON-lines file: a row a position, kept")
     parser.add_argument(
         "--summary", nargs="+", type=Path, metavar="FILE", help="only print the table of FILEs"
@@ -298,6 +310,7 @@ def main(argv: list[str] | None = None) -> None:
             args.searchers[item] = parse_searcher(item)
         except ValueError as error:
             parser.error(f"--simulations: {error}")
+    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     if args.reference_rollouts not in (BY_TABLE, *COMPILED):
         parser.error(
             f"--reference-rollouts: got {args.reference_rollouts!r}; allowed: "
@@ -311,6 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         "margin": args.margin,
         "truth": args.truth,
         "reference_rollouts": args.reference_rollouts,
+        "pool_limit": args.pool_limit,
     }
     rows = []
     done = set()

@@ -184,6 +184,11 @@ BAD_ARGUMENTS = [
     ),
     (
         "master_regret",
+        ["--pool-limit", "x"],
+        "--pool-limit: got 'x'; allowed: an integer >= 0, none, or table",
+    ),
+    (
+        "master_regret",
         ["--reference-rollouts", "master"],
         "--reference-rollouts: got 'master'; allowed: random, ",
     ),

@@ -203,12 +203,14 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
     regret = _benchmark("master_regret")
     searchers = "16,16/rollouts=expert/margin=0"
     command = ["--games", "1", "--simulations", searchers, "--reference", "8", "--repeats", "1"]
-    truth = [*command, "--truth", "--reference-rollouts", "expert", "--no-progress"]
+    truth = [*command, "--truth", "--reference-rollouts", "expert", "--pool-limit", "14"]
+    truth.append("--no-progress")
     out = tmp_path / "truth.jsonl"
     regret.main([*truth, "--out", str(out)])
     assert "(the true hands, expert rollouts)" in " ".join(capsys.readouterr().out.split())
     rows = regret.read_rows([out])
     assert rows and all(set(row["picks"]) == set(searchers.split(",")) for row in rows)
+    assert max(row["pool"] for row in rows) in (13, 14)  # a window wider than master's 12
     checked = 0
     for game, decision, view, live in regret.positions(2, 0, 1):
         row = next((r for r in rows if r["decision"] == decision), None)
@@ -236,10 +238,10 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
         regret.main([*command, "--no-progress", "--out", str(out)])
     assert refused.value.code == 2
     said = " ".join(capsys.readouterr().err.split())
-    assert "truth True -> False, reference_rollouts expert -> table" in said
+    assert "truth True -> False, reference_rollouts expert -> table, pool_limit 14 -> table" in said
     earlier = tmp_path / "earlier.jsonl"  # a run made before --truth: its settings lack it
     old = dict(rows[0]["settings"])
-    del old["truth"], old["reference_rollouts"]
+    del old["truth"], old["reference_rollouts"], old["pool_limit"]
     lines = [json.dumps({**row, "settings": old}) for row in rows]
     earlier.write_text("\n".join(lines) + "\n")
     regret.main([*command, "--no-progress", "--out", str(earlier)])  # goes on: nothing left
