@@ -204,8 +204,8 @@ def summary(rows: list[dict], title: str) -> Table:
             ]
         )
     table = Table(title=title)
+    table.add_column("searcher", justify="right", no_wrap=True)
     for column in (
-        "searcher",
         "decisions",
         "gain over expert's choice, x 1e-3",
         "paired with the row above",
