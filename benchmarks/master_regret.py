@@ -70,11 +70,8 @@ from gofish_env.rollouts import rollout_values
 from gofish_env.worlds import true_worlds
 
 REFERENCE = 16384  # worlds a candidate in the reference search
-FIRST_SETTINGS = {
-    "truth": False,
-    "reference_rollouts": "table",
-    "pool_limit": "table",
-}  # of runs made before them
+# The settings of runs made before these options existed, which their rows do not name.
+FIRST_SETTINGS = {"truth": False, "reference_rollouts": "table", "pool_limit": "table"}
 
 
 def positions(players: int, first: int, games: int):
@@ -231,6 +228,11 @@ def summary(rows: list[dict], title: str) -> Table:
     return table
 
 
+def settings_of(row: dict) -> dict:
+    """The settings a row was measured with, those older rows do not name included."""
+    return {**FIRST_SETTINGS, **row["settings"]}
+
+
 def read_rows(paths: list[Path]) -> list[dict]:
     return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
 
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
         help=f"the compiled level that plays the reference's rollouts ({', '.join(COMPILED)}), "
         f"or {BY_TABLE}: master's ({ROLLOUTS_TABLE})",
     )
-    parser.add_argument("--repeats", type=int, default=2, help="searches a budget and position")
+    parser.add_argument("--repeats", type=int, default=2, help="searches a searcher and position")
     parser.add_argument(
         "--margin",
         type=float,
@@ -293,6 +295,12 @@ def main(argv: list[str] | None = None) -> None:
         rows = read_rows(args.summary)
         if not rows:
             parser.error("--summary: the files hold no position")
+        measured = {json.dumps(settings_of(row), sort_keys=True) for row in rows}
+        if len(measured) > 1:
+            parser.error(
+                "--summary: the files were measured with other settings, which cannot be "
+                f"read together: {' | '.join(sorted(measured))}"
+            )
         console.print(summary(rows, f"master's picks valued by a reference: {len(rows)} positions"))
         return
     check_count(parser, "--games", args.games)
@@ -306,6 +314,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--players: got {args.players!r}; allowed: one seat count, 2..6")
     args.searchers = {}
     for item in parse_list(parser, "--simulations", args.simulations):
+        if item in args.searchers:
+            parser.error(f"--simulations: {item!r} is named twice")
         try:
             args.searchers[item] = parse_searcher(item)
         except ValueError as error:
@@ -331,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.out is not None and args.out.is_file():
         rows = read_rows([args.out])
         done = {(row["game"], row["decision"]) for row in rows}
-        kept = {**FIRST_SETTINGS, **(rows[0]["settings"] if rows else settings)}
+        kept = settings_of(rows[0]) if rows else settings
         changed = [
             f"{key} {kept[key]} -> {settings[key]}"
             for key in settings

@@ -182,6 +182,7 @@ BAD_ARGUMENTS = [
         ["--simulations", "64/rollouts=master"],
         "--simulations: rollouts: got 'master'; allowed: random, ",
     ),
+    ("master_regret", ["--simulations", "64,64"], "--simulations: '64' is named twice"),
     (
         "master_regret",
         ["--pool-limit", "x"],

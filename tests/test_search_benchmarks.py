@@ -246,3 +246,8 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
     earlier.write_text("\n".join(lines) + "\n")
     regret.main([*command, "--no-progress", "--out", str(earlier)])  # goes on: nothing left
     assert len(regret.read_rows([earlier])) == len(rows)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):  # a truth run and a model run are not one table
+        regret.main(["--summary", str(out), str(earlier)])
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--summary: the files were measured with other settings" in said
