@@ -30,7 +30,8 @@ noise.
 
 Each position's seeds come from its game and its place in the game, so a run stopped by
 Ctrl-C goes on where it stopped with the same command and ``--out``, and two runs over
-other ``--first-game`` ranges can be read together: ``--summary FILE...``.
+other ``--first-game`` ranges can be read together: ``--summary FILE...`` (runs measured
+with other settings are refused).
 """
 
 from __future__ import annotations
