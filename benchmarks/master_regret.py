@@ -229,6 +229,30 @@ def summary(rows: list[dict], title: str) -> Table:
     return table
 
 
+def parse_bands(parser: argparse.ArgumentParser, text: str | None) -> list[tuple[int, int]]:
+    """``--pools``: bands ``LOW-HIGH`` of pool sizes, each LOW <= HIGH."""
+    if text is None:
+        return []
+    bands = []
+    for item in parse_list(parser, "--pools", text):
+        low, _, high = item.partition("-")
+        if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
+            parser.error(f"--pools: got {item!r}; allowed: LOW-HIGH, whole numbers, LOW <= HIGH")
+        bands.append((int(low), int(high)))
+    return bands
+
+
+def print_summaries(console: Console, rows: list[dict], title: str, bands) -> None:
+    """The table of all ``rows``, then one for each band of pool sizes that holds any."""
+    console.print(summary(rows, f"{title}: {len(rows)} positions"))
+    for low, high in bands:
+        band = [row for row in rows if low <= row["pool"] <= high]
+        if band:
+            console.print(summary(band, f"pool {low} to {high}: {len(band)} positions"))
+        else:
+            console.print(f"pool {low} to {high}: no position")
+
+
 def settings_of(row: dict) -> dict:
     """The settings a row was measured with, those older rows do not name included."""
     return {**FIRST_SETTINGS, **row["settings"]}
@@ -286,9 +310,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--summary", nargs="+", type=Path, metavar="FILE", help="only print the table of FILEs"
     )
+    parser.add_argument(
+        "--pools",
+        help="also a table for each band of pool sizes, e.g. 0-12,13-16,17-20 (the positions "
+        "whose pool holds that many cards)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     console = Console(width=160)
+    bands = parse_bands(parser, args.pools)
     if args.summary:
         missing = [str(path) for path in args.summary if not path.is_file()]
         if missing:
@@ -302,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
                 "--summary: the files were measured with other settings, which cannot be "
                 f"read together: {' | '.join(sorted(measured))}"
             )
-        console.print(summary(rows, f"master's picks valued by a reference: {len(rows)} positions"))
+        print_summaries(console, rows, "master's picks valued by a reference", bands)
         return
     check_count(parser, "--games", args.games)
     check_count(parser, "--first-game", args.first_game, low=0)
@@ -388,11 +418,11 @@ def main(argv: list[str] | None = None) -> None:
     title = (
         f"master's picks valued by a reference of {args.reference} worlds a candidate "
         f"({kind}, {args.reference_rollouts} rollouts): "
-        f"{players[0]} players, games {games.start}-{games.stop - 1}, {len(rows)} positions, "
+        f"{players[0]} players, games {games.start}-{games.stop - 1}, "
         f"{time.perf_counter() - start:.0f} s (master's default here: "
         f"{default_simulations(players[0])})"
     )
-    console.print(summary(rows, title))
+    print_summaries(console, rows, title, bands)
 
 
 if __name__ == "__main__":

@@ -185,6 +185,11 @@ BAD_ARGUMENTS = [
     ("master_regret", ["--simulations", "64,64"], "--simulations: '64' is named twice"),
     (
         "master_regret",
+        ["--pools", "5-2"],
+        "--pools: got '5-2'; allowed: LOW-HIGH, whole numbers, LOW <= HIGH",
+    ),
+    (
+        "master_regret",
         ["--pool-limit", "x"],
         "--pool-limit: got 'x'; allowed: an integer >= 0, none, or table",
     ),

@@ -247,6 +247,19 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
     regret.main([*command, "--no-progress", "--out", str(earlier)])  # goes on: nothing left
     assert len(regret.read_rows([earlier])) == len(rows)
     capsys.readouterr()
+    regret.main(["--summary", str(out), "--pools", "0-6,7-14"])  # a table a band too
+    said = " ".join(capsys.readouterr().out.split())
+    for low, high in ((0, 6), (7, 14)):
+        band = [row for row in rows if low <= row["pool"] <= high]
+        if not band:
+            assert f"pool {low} to {high}: no position" in said
+            continue
+        assert f"pool {low} to {high}: {len(band)} positions" in said
+        gains = [
+            np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["16"]]) for r in band
+        ]
+        assert regret.interval(np.array(gains)) in said
+    capsys.readouterr()
     with pytest.raises(SystemExit):  # a truth run and a model run are not one table
         regret.main(["--summary", str(out), str(earlier)])
     said = " ".join(capsys.readouterr().err.split())
