@@ -199,7 +199,8 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
 def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_path, capsys):
     """master_regret --truth: the reference rolls out the true hands with the pool
     reshuffled, by --reference-rollouts; a searcher's /NAME=VALUE settings are master's
-    own; a file measured one way is not continued the other way."""
+    own; a file measured one way is neither continued nor summed up with one measured the
+    other way; --pools gives each band of pool sizes its own table."""
     regret = _benchmark("master_regret")
     searchers = "16,16/rollouts=expert/margin=0"
     command = ["--games", "1", "--simulations", searchers, "--reference", "8", "--repeats", "1"]
