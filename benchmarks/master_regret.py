@@ -113,22 +113,27 @@ def parse_searcher(text: str) -> tuple[int, dict]:
                 f"got {change!r}; allowed after a budget: /NAME=VALUE with NAME one of "
                 f"{', '.join(SEARCHER_SETTINGS)}"
             )
-        settings[name] = SEARCHER_SETTINGS[name](value)
+        parse, allowed = SEARCHER_SETTINGS[name]
+        try:
+            settings[name] = parse(value)
+        except ValueError:
+            raise ValueError(f"{name}: got {value!r}; allowed: {allowed}") from None
     MasterCPU(0, simulations=int(budget), **settings)  # its own checks name a bad value
     return int(budget), settings
 
 
 def _switch(value: str) -> bool:
     if value not in ("0", "1", "true", "false"):
-        raise ValueError(f"assume_sure_hits: got {value!r}; allowed: 0, 1, true, false")
+        raise ValueError(value)
     return value in ("1", "true")
 
 
+# What a searcher may set of MasterCPU: name -> (parse from text, what is allowed).
 SEARCHER_SETTINGS = {
-    "margin": float,
-    "most_held": float,
-    "assume_sure_hits": _switch,
-    "rollouts": str,
+    "margin": (float, "a number >= 0"),
+    "most_held": (float, "a number >= 0"),
+    "assume_sure_hits": (_switch, "0, 1, true, false"),
+    "rollouts": (str, "a compiled level, or table"),
 }
 
 

@@ -158,7 +158,7 @@ class MasterCPU(CPU):
             raise ValueError(f"candidates: got {candidates!r}; allowed: an integer >= 2")
         self.simulations = simulations
         self.candidates = candidates
-        if isinstance(margin, bool) or not isinstance(margin, int | float) or margin < 0:
+        if isinstance(margin, bool) or not isinstance(margin, int | float) or not margin >= 0:
             raise ValueError(f"margin: got {margin!r}; allowed: a number >= 0")
         self.margin = float(margin)
         if pool_limit not in (None, BY_TABLE) and (

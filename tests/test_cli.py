@@ -185,6 +185,16 @@ BAD_ARGUMENTS = [
     ("master_regret", ["--simulations", "64,64"], "--simulations: '64' is named twice"),
     (
         "master_regret",
+        ["--simulations", "64/margin=wide"],
+        "--simulations: margin: got 'wide'; allowed: a number >= 0",
+    ),
+    (
+        "master_regret",
+        ["--simulations", "64/assume_sure_hits=yes"],
+        "--simulations: assume_sure_hits: got 'yes'; allowed: 0, 1, true, false",
+    ),
+    (
+        "master_regret",
         ["--pools", "5-2"],
         "--pools: got '5-2'; allowed: LOW-HIGH, whole numbers, LOW <= HIGH",
     ),

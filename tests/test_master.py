@@ -68,6 +68,12 @@ def test_bad_play_model_settings_are_refused_naming_the_field():
         MasterCPU(1, most_held=-1.0)
 
 
+@pytest.mark.parametrize("margin", [-1.0, float("nan"), "1", True])
+def test_a_margin_that_is_not_a_number_from_zero_up_is_refused(margin):
+    with pytest.raises(ValueError, match=rf"margin: got {margin!r}; allowed: a number >= 0"):
+        MasterCPU(1, margin=margin)
+
+
 def test_the_play_model_reaches_the_sampler():
     """``assume_sure_hits`` and ``most_held`` are the sampler's: by default the others are
     assumed to take sure hits and to ask what they hold most of (weight 8), at every
