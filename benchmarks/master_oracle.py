@@ -25,7 +25,7 @@ from gofish_baselines.master_strength import deal_shares, mean_and_interval, pri
 from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
-from gofish_env.master import CATCH_WEIGHT, ROLLOUTS_TABLE, MasterCPU
+from gofish_env.master import ROLLOUTS_TABLE, MasterCPU, world_values
 from gofish_env.rules import Rules
 from gofish_env.worlds import true_worlds
 
@@ -36,15 +36,12 @@ class OracleMaster(MasterCPU):
     env = None  # the harness table's env, whose ``game`` is the game being played
 
     def rollouts(self, view, keys):
-        from gofish_env.rollouts import rollout_values
-
         self.searches_made += 1
         count = self.worlds_per_candidate(view.rules.players, len(keys))
         seed = self.rng.getrandbits(63)
         worlds = true_worlds(self.env.game, view, count, seed)
         level = self.rollout_level(view.rules.players, view.pool_size)
-        share, margin = rollout_values(view, worlds, keys, level, seed=seed)
-        return share + CATCH_WEIGHT * margin
+        return world_values(view, worlds, keys, level, seed)
 
 
 def main(argv: list[str] | None = None) -> None:

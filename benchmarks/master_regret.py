@@ -58,21 +58,19 @@ from gofish_env.evaluation.batched import COMPILED
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import (
     BY_TABLE,
-    CATCH_WEIGHT,
     DEFAULT_MARGIN,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
     SIMULATIONS_TABLE,
     MasterCPU,
-    default_rollouts,
     default_simulations,
+    world_values,
 )
-from gofish_env.rollouts import rollout_values
 from gofish_env.worlds import true_worlds
 
 REFERENCE = 16384  # worlds a candidate in the reference search
 # The settings of runs made before these options existed, which their rows do not name.
-FIRST_SETTINGS = {"truth": False, "reference_rollouts": "table", "pool_limit": "table"}
+FIRST_SETTINGS = {"truth": False, "reference_rollouts": BY_TABLE, "pool_limit": BY_TABLE}
 
 
 def positions(players: int, first: int, games: int):
@@ -142,15 +140,13 @@ def reference_values(view, live, keys, game: int, decision: int, args) -> np.nda
     candidate, drawn by master's sampler or (``--truth``) the true hands with the pool
     reshuffled, played out by ``--reference-rollouts``."""
     seed = seed_of(game, decision, 0)
-    rollouts = args.reference_rollouts
+    simulations = args.reference * len(keys)
+    cpu = MasterCPU(seed, simulations=simulations, rollouts=args.reference_rollouts)
     if not args.truth:
-        cpu = MasterCPU(seed, simulations=args.reference * len(keys), rollouts=rollouts)
         return cpu.values(view, keys)
-    if rollouts == BY_TABLE:
-        rollouts = default_rollouts(view.rules.players, view.pool_size)
     worlds = true_worlds(live, view, args.reference, seed)
-    share, margin = rollout_values(view, worlds, keys, rollouts, seed=seed)
-    return (share + CATCH_WEIGHT * margin).mean(axis=0)
+    level = cpu.rollout_level(view.rules.players, view.pool_size)
+    return world_values(view, worlds, keys, level, seed).mean(axis=0)
 
 
 def measure(view, game: int, decision: int, args, live=None) -> dict | None:

@@ -284,9 +284,7 @@ class MasterCPU(CPU):
 
     def rollouts(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
         """[worlds, keys]: the value of each rollout (see the module docstring)."""
-        # Imported here: the vector engine compiles its kernels when first loaded.
-        from gofish_env.rollouts import rollout_values
-        from gofish_env.worlds import WorldSampler
+        from gofish_env.worlds import WorldSampler  # here: its kernels compile when loaded
 
         self.searches_made += 1
         count = self.worlds_per_candidate(view.rules.players, len(keys))
@@ -296,8 +294,19 @@ class MasterCPU(CPU):
         )
         worlds = sampler.sample(count, keep_deals=True)
         level = self.rollout_level(view.rules.players, view.pool_size)
-        share, margin = rollout_values(view, worlds, keys, level, seed=seed)
-        return share + CATCH_WEIGHT * margin
+        return world_values(view, worlds, keys, level, seed)
+
+
+def world_values(
+    view: PlayerView, worlds, keys: list[tuple[int, int]], level, seed: int
+) -> np.ndarray:
+    """[worlds, keys]: the value of each rollout when ``level`` CPUs play ``worlds`` out
+    after each ask of ``keys``: the viewer's share of the win plus ``CATCH_WEIGHT`` times
+    its catches ahead of the best other seat (see the module docstring)."""
+    from gofish_env.rollouts import rollout_values  # here: the vector engine compiles when loaded
+
+    share, margin = rollout_values(view, worlds, keys, level, seed=seed)
+    return share + CATCH_WEIGHT * margin
 
 
 CPU_LEVELS["master"] = MasterCPU

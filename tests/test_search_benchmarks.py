@@ -15,6 +15,7 @@ from gofish_env import Game, Rules, rollouts
 from gofish_env.cards import parse_card
 from gofish_env.cpus import make_cpu
 from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.master import CATCH_WEIGHT
 
 
 def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
@@ -225,7 +226,7 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
         pool = sorted(parse_card(card)[0] for card in live.pool_cards())
         assert all(sorted(order) == pool for order in worlds.pools)
         share, margin = rollouts.rollout_values(view, worlds, keys, "expert", seed=seed)
-        value = (share + regret.CATCH_WEIGHT * margin).mean(axis=0)
+        value = (share + CATCH_WEIGHT * margin).mean(axis=0)
         assert np.allclose(row["reference"], value, atol=1e-6)
         cpu = regret.MasterCPU(
             regret.seed_of(game, decision, 16, 1), 16, rollouts="expert", margin=0.0
