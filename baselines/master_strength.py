@@ -4,17 +4,20 @@
         --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0-a1-h2.0.jsonl
 
 ``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
-``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s. Their defaults: the
+``--others-rollouts``, ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s.
+Their defaults: the
 rollouts a search plays, ``table``: 4096 at two players and 1024 otherwise (kept in the
 run's settings as the number); the asks each search compares; how many standard errors an
 override needs; search only when the pool holds at most that many cards (``none``: at
 every decision; ``table``: 12 at two players, 16 at three and four and 8 otherwise); the
-compiled level that plays the rollouts; the sampler's model of how the others play.
+compiled level that plays the rollouts (``--others-rollouts`` names another for the
+seats other than ``master``'s); the sampler's model of how the others play.
 
 Name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
 ``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}``
 added when the rollouts are not ``hard``'s only (``-rtable`` for the default's at three
-and four players, ``-rexpert`` at five and six), ``-c{candidates}`` when they are not 6,
+and four players, ``-rexpert`` at five and six), ``-o{level}`` when the other seats'
+rollouts have a level of their own, ``-c{candidates}`` when they are not 6,
 and ``-a1-h{most held}`` when the sampler models the others' play (the default now; a
 file without them was run with the plain sampler, as before the model; a file named
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
@@ -67,6 +70,7 @@ from gofish_env.master import (
     DEFAULT_CANDIDATES,
     DEFAULT_MARGIN,
     DEFAULT_MOST_HELD,
+    DEFAULT_OTHERS_ROLLOUTS,
     DEFAULT_POOL_LIMIT,
     DEFAULT_ROLLOUTS,
     DEFAULT_SIMULATIONS,
@@ -87,7 +91,24 @@ SEARCH_SETTINGS = (
     "rollouts",
     "assume_sure_hits",
     "most_held",
+    "others_rollouts",
 )
+
+
+SAME_LEVEL = "same"  # --others-rollouts: the other seats play at the --rollouts level
+
+
+def parse_others_rollouts(parser: argparse.ArgumentParser, text: str) -> str | None:
+    """``MasterCPU``'s ``others_rollouts`` from the command line: a compiled level, or
+    ``same`` (None)."""
+    from gofish_env.evaluation.batched import COMPILED
+
+    if text == SAME_LEVEL:
+        return None
+    if text not in COMPILED:
+        allowed = ", ".join((*COMPILED, SAME_LEVEL))
+        parser.error(f"--others-rollouts: got {text!r}; allowed: {allowed}")
+    return text
 
 
 def settings_path(out: Path) -> Path:
@@ -104,6 +125,7 @@ def entrants(
     assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
     most_held: float = DEFAULT_MOST_HELD,
     candidates: int = DEFAULT_CANDIDATES,
+    others_rollouts: str | None = DEFAULT_OTHERS_ROLLOUTS,
 ):
     master = MasterCPU(
         0,
@@ -114,6 +136,7 @@ def entrants(
         rollouts=rollouts,
         assume_sure_hits=assume_sure_hits,
         most_held=most_held,
+        others_rollouts=others_rollouts,
     )
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
 
@@ -196,7 +219,7 @@ def table(paths: list[Path], chart: Path) -> str:
     results = []
     for path in paths:
         # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts},
-        # c{candidates}, a1 (sure hits assumed) and h{most held}
+        # o{the other seats' rollouts}, c{candidates}, a1 (sure hits assumed), h{most held}
         parts = {part[0]: part[1:] for part in path.stem.split("-")}
         result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
         # A file named p{players}-s{simulations} alone: the first runs' settings.
@@ -213,6 +236,8 @@ def table(paths: list[Path], chart: Path) -> str:
             search.append("rollouts by table")
         elif "r" in parts:
             search.append(f"{parts['r']} rollouts")
+        if "o" in parts:
+            search.append(f"the other seats' rollouts {parts['o']}")
         if "c" in parts:
             search.append(f"{parts['c']} candidates")
         if parts.get("a") == "1":
@@ -293,6 +318,12 @@ def main(argv: list[str] | None = None) -> None:
         + ROLLOUTS_TABLE,
     )
     parser.add_argument(
+        "--others-rollouts",
+        default=SAME_LEVEL,
+        help="the compiled CPU level that plays the seats other than master's in the "
+        f"rollouts; {SAME_LEVEL} (the default): the --rollouts level",
+    )
+    parser.add_argument(
         "--assume-sure-hits",
         action=argparse.BooleanOptionalAction,
         default=DEFAULT_ASSUME_SURE_HITS,
@@ -336,6 +367,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
+    args.others_rollouts = parse_others_rollouts(parser, args.others_rollouts)
     if args.most_held is not None and not args.most_held >= 0:
         parser.error(f"--most-held: got {args.most_held}; allowed: a number >= 0")
     search = {name: getattr(args, name) for name in SEARCH_SETTINGS}

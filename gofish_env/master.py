@@ -17,7 +17,8 @@ level with ``expert``: docs/baselines.md). From then on, at each decision with a
    the rank they hold most of: ``assume_sure_hits``, ``most_held``);
 3. in every world makes every candidate ask and has compiled CPUs (``rollouts``; by
    default ``hard`` at two players; at three or more ``hard`` while the pool holds more
-   than 8 cards and ``expert`` from 8: ``default_rollouts``) play all seats to the end,
+   than 8 cards and ``expert`` from 8: ``default_rollouts``; ``others_rollouts``, where
+   named, plays the other seats) play all seats to the end,
    every rollout in one call of the vector engine (``gofish_env.rollouts``); the same
    worlds and the same CPU seeds serve every candidate (common random numbers), so the
    candidates differ by their ask only;
@@ -52,6 +53,7 @@ CATCH_WEIGHT = 0.05
 DEFAULT_MARGIN = 1.0  # standard errors a candidate must gain over expert's choice
 DEFAULT_POOL_LIMIT = BY_TABLE  # search once the pool holds this many cards or fewer
 DEFAULT_ROLLOUTS = BY_TABLE  # the compiled level that plays every seat of a rollout
+DEFAULT_OTHERS_ROLLOUTS = None  # a level for the other seats only (None: ``rollouts``'s)
 DEFAULT_ASSUME_SURE_HITS = True  # sample worlds where the others took every sure hit
 DEFAULT_MOST_HELD = 8.0  # weight against worlds where the others asked a rank they held fewer of
 HARD_ROLLOUTS_ABOVE = 8  # from 3 players, hard rollouts while the pool holds more cards
@@ -139,6 +141,7 @@ class MasterCPU(CPU):
         rollouts: str | None = DEFAULT_ROLLOUTS,
         assume_sure_hits: bool = DEFAULT_ASSUME_SURE_HITS,
         most_held: float = DEFAULT_MOST_HELD,
+        others_rollouts: str | None = DEFAULT_OTHERS_ROLLOUTS,
     ):
         from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
         from gofish_env.worlds import check_play_model
@@ -149,6 +152,12 @@ class MasterCPU(CPU):
                 f"or None (by table: default_rollouts)"
             )
         self.rollouts_named = None if rollouts == BY_TABLE else rollouts
+        if others_rollouts not in (None, *COMPILED):
+            raise ValueError(
+                f"others_rollouts: got {others_rollouts!r}; allowed: {', '.join(COMPILED)}, "
+                f"or None (the other seats play at the rollouts' level)"
+            )
+        self.others_rollouts = others_rollouts
         if simulations != BY_TABLE and not _whole(simulations, 1):
             raise ValueError(
                 f"simulations: got {simulations!r}; allowed: an integer >= 1, or "
@@ -278,6 +287,16 @@ class MasterCPU(CPU):
         with ``pool_size`` cards in the pool."""
         return self.rollouts_named or default_rollouts(players, pool_size)
 
+    def rollout_levels(self, view: PlayerView) -> str | list[str]:
+        """The compiled level at every seat of a search's rollouts from ``view``:
+        ``rollout_level``'s, or one per seat where ``others_rollouts`` names the level of
+        the seats other than the viewer's."""
+        level = self.rollout_level(view.rules.players, view.pool_size)
+        if self.others_rollouts is None:
+            return level
+        players = range(view.rules.players)
+        return [level if seat == view.seat else self.others_rollouts for seat in players]
+
     def values(self, view: PlayerView, keys: list[tuple[int, int]]) -> np.ndarray:
         """The mean rollout value of each (target, rank) in ``keys``."""
         return self.rollouts(view, keys).mean(axis=0)
@@ -293,15 +312,14 @@ class MasterCPU(CPU):
             view, seed=seed, assume_sure_hits=self.assume_sure_hits, most_held=self.most_held
         )
         worlds = sampler.sample(count, keep_deals=True)
-        level = self.rollout_level(view.rules.players, view.pool_size)
-        return world_values(view, worlds, keys, level, seed)
+        return world_values(view, worlds, keys, self.rollout_levels(view), seed)
 
 
 def world_values(
     view: PlayerView, worlds, keys: list[tuple[int, int]], level, seed: int
 ) -> np.ndarray:
-    """[worlds, keys]: the value of each rollout when ``level`` CPUs play ``worlds`` out
-    after each ask of ``keys``: the viewer's share of the win plus ``CATCH_WEIGHT`` times
+    """[worlds, keys]: the value of each rollout when ``level`` CPUs (one level, or one
+    per seat) play ``worlds`` out after each ask of ``keys``: the viewer's share of the win plus ``CATCH_WEIGHT`` times
     its catches ahead of the best other seat (see the module docstring)."""
     from gofish_env.rollouts import rollout_values  # here: the vector engine compiles when loaded
 
