@@ -16,7 +16,8 @@ where ``expert`` plays every seat. At each:
    noise. With ``--truth`` every world is the true one with the pool reshuffled (the
    benchmark reads the hidden hands): the value of each ask as the game really stands.
 2. each searcher of ``--simulations`` (a budget, optionally with ``/NAME=VALUE`` settings of
-   ``MasterCPU``: ``margin``, ``most_held``, ``assume_sure_hits``, ``rollouts``) searches
+   ``MasterCPU``: ``margin``, ``most_held``, ``assume_sure_hits``, ``rollouts``,
+   ``others_rollouts``) searches
    ``--repeats`` times with fresh seeds (its own sampler, ``rollouts`` and ``pick``), and
    each pick is valued by the reference. Searchers of one budget share their seeds.
 
@@ -132,6 +133,7 @@ SEARCHER_SETTINGS = {
     "most_held": (float, "a number >= 0"),
     "assume_sure_hits": (_switch, "0, 1, true, false"),
     "rollouts": (str, "a compiled level, or table"),
+    "others_rollouts": (str, "a compiled level"),
 }
 
 

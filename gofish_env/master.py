@@ -319,8 +319,9 @@ def world_values(
     view: PlayerView, worlds, keys: list[tuple[int, int]], level, seed: int
 ) -> np.ndarray:
     """[worlds, keys]: the value of each rollout when ``level`` CPUs (one level, or one
-    per seat) play ``worlds`` out after each ask of ``keys``: the viewer's share of the win plus ``CATCH_WEIGHT`` times
-    its catches ahead of the best other seat (see the module docstring)."""
+    per seat) play ``worlds`` out after each ask of ``keys``: the viewer's share of the
+    win plus ``CATCH_WEIGHT`` times its catches ahead of the best other seat (see the
+    module docstring)."""
     from gofish_env.rollouts import rollout_values  # here: the vector engine compiles when loaded
 
     share, margin = rollout_values(view, worlds, keys, level, seed=seed)

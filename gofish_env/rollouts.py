@@ -3,8 +3,8 @@
 ``rollout_values(view, worlds, asks, level, seed)`` puts every sampled world (a
 ``SampledWorlds`` drawn from ``view``) once for every candidate ask into one
 ``VectorGame``, makes the candidate ask in each, lets compiled CPUs (``level`` at every
-seat, or a level per seat) play all of them to the end in one call, and returns the viewer's share of the win
-in each [world, ask].
+seat, or a level per seat) play all of them to the end in one call, and returns the
+viewer's share of the win in each [world, ask].
 
 What the rollout CPUs know. The public history is the same in every world, and what the
 engine and the ``hard`` CPUs read of it is the view's public knowledge (its bounds): each
@@ -99,8 +99,9 @@ def rollout_values(
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(share, margin), each [worlds, asks], when the viewer makes ask ``a`` in world ``w``
-    and ``level`` CPUs play every seat from there (one level, or one for each seat): its share of the win (1/k for k
-    winners), and its catches minus the most any other seat made, over the game's sets.
+    and ``level`` CPUs play every seat from there (one level, or one for each seat): its
+    share of the win (1/k for k winners), and its catches minus the most any other seat
+    made, over the game's sets.
     The CPUs of world ``w`` draw from the same generators whatever the ask (common random
     numbers)."""
     count = len(worlds)

@@ -162,6 +162,11 @@ BAD_ARGUMENTS = [
     ("master_speed", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
     ("master_speed", ["--rollouts", "master"], "--rollouts: got 'master'; allowed: random, "),
     ("master_speed", ["--margin", "-1"], "--margin: got -1.0; allowed: a number >= 0"),
+    (
+        "master_regret",
+        ["--simulations", "64/others_rollouts=table"],
+        "--simulations: others_rollouts: got 'table'; allowed: random, ",
+    ),
     ("master_regret", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
     ("master_regret", ["--players", "2,4"], "--players: got '2,4'; allowed: one seat count"),
     ("master_regret", ["--simulations", "64,x"], "--simulations: got 'x'; allowed: integers >= 2"),
@@ -170,7 +175,7 @@ BAD_ARGUMENTS = [
         "master_regret",
         ["--simulations", "64/colour=red"],
         "--simulations: got 'colour=red'; allowed after a budget: /NAME=VALUE with NAME one of "
-        "margin, most_held, assume_sure_hits, rollouts",
+        "margin, most_held, assume_sure_hits, rollouts, others_rollouts",
     ),
     (
         "master_regret",

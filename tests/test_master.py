@@ -20,6 +20,7 @@ from gofish_env.master import (
     MasterCPU,
     default_pool_limit,
     default_rollouts,
+    world_values,
 )
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
@@ -146,6 +147,48 @@ def test_the_default_rollouts_are_hard_at_two_players_and_elsewhere_until_eight_
         named = MasterCPU(5, simulations=96, rollouts=level).rollouts(view, keys)
         assert np.array_equal(default, named), players
         assert not np.array_equal(default, MasterCPU(5, 96, rollouts=other).rollouts(view, keys))
+
+
+def test_the_others_rollouts_play_the_other_seats_and_the_viewer_keeps_its_level():
+    """``others_rollouts`` names a level for the seats other than the viewer's: naming the
+    viewer's own changes nothing, and the rollouts are those of a level per seat."""
+    game = expert_game(Rules(players=2), 4, 31)
+    view = KnowledgeTracker(game).view(game.current_player)
+    keys = sorted({(target, rank) for target, rank in view.legal_asks})[:3]
+    default = MasterCPU(5, simulations=96).rollouts(view, keys)
+    same = MasterCPU(5, simulations=96, others_rollouts="hard").rollouts(view, keys)
+    assert np.array_equal(default, same)
+    cpu = MasterCPU(5, simulations=96, others_rollouts="expert")
+    assert cpu.rollout_levels(view) == [
+        "hard" if seat == view.seat else "expert" for seat in (0, 1)
+    ]
+    mixed = cpu.rollouts(view, keys)
+    assert not np.array_equal(mixed, default)
+    assert not np.array_equal(mixed, MasterCPU(5, 96, rollouts="expert").rollouts(view, keys))
+    # A level per seat, seat by seat: the viewer's seat is its own.
+    worlds = WorldSampler(view, seed=3).sample(32, keep_deals=True)
+    levels = cpu.rollout_levels(view)
+    assert np.array_equal(
+        world_values(view, worlds, keys, ["hard", "hard"], 3),
+        world_values(view, worlds, keys, "hard", 3),
+    )
+    assert not np.array_equal(
+        world_values(view, worlds, keys, levels, 3),
+        world_values(view, worlds, keys, levels[::-1], 3),
+    )
+    # At four players the viewer keeps the table's level (expert from 8 cards).
+    four = expert_game(Rules(players=4), 4, 40)
+    view = KnowledgeTracker(four).view(four.current_player)
+    assert view.pool_size <= 8
+    named = MasterCPU(1, others_rollouts="hard").rollout_levels(view)
+    assert named == ["expert" if seat == view.seat else "hard" for seat in range(4)]
+    assert MasterCPU(1).rollout_levels(view) == "expert"
+
+
+def test_an_others_rollout_level_that_is_not_compiled_is_refused_naming_the_allowed_ones():
+    for level in ("master", "table"):
+        with pytest.raises(ValueError, match=rf"others_rollouts: got '{level}'; allowed: random, "):
+            MasterCPU(1, others_rollouts=level)
 
 
 def test_a_sure_hit_the_history_proves_is_asked_without_a_search():

@@ -60,6 +60,8 @@ def test_the_settings_reach_master():
     assert (plain.assume_sure_hits, plain.most_held) == (False, 0.0)
     assert entrants(2, 8)[0].spec.candidates == DEFAULT_CANDIDATES
     assert entrants(2, 8, candidates=3)[0].spec.candidates == 3
+    assert entrants(2, 8)[0].spec.others_rollouts is None
+    assert entrants(2, 8, others_rollouts="expert")[0].spec.others_rollouts == "expert"
 
 
 @pytest.mark.parametrize(
@@ -70,6 +72,11 @@ def test_the_settings_reach_master():
             "p2-s8-l4-m1.0-rexpert",
             ["--rollouts", "expert"],
             "| 2 | 8 (?), pool <= 4, margin 1.0, expert rollouts | 1 (2) |",
+        ),
+        (
+            "p2-s8-l4-m1.0-oexpert",
+            ["--others-rollouts", "expert"],
+            "| 2 | 8 (?), pool <= 4, margin 1.0, the other seats' rollouts expert | 1 (2) |",
         ),
         (
             "p2-s8-l4-m1.0-c3",
@@ -163,6 +170,19 @@ def test_the_rollouts_default_to_the_tables_and_a_level_names_them(capsys):
     )
 
 
+def test_the_others_rollouts_default_to_the_same_level_and_a_bad_one_is_refused(tmp_path, capsys):
+    path = tmp_path / "run.jsonl"
+    message = usage_error(
+        capsys, main, [*ONE_DEAL, "--others-rollouts", "master", "--out", str(path)]
+    )
+    assert message == (
+        "--others-rollouts: got 'master'; allowed: random, easy, normal, hard, expert, same"
+    )
+    assert not path.exists() and not settings_path(path).exists()
+    main([*ONE_DEAL, "--others-rollouts", "same", "--out", str(path)])
+    assert json.loads(settings_path(path).read_text())["others_rollouts"] is None
+
+
 def test_a_deal_s_share_averages_its_seatings_and_splits_a_shared_win():
     records = [
         SimpleNamespace(deal=0, seats=(0, 1), winners=(0,)),  # master in seat 0 wins
@@ -234,6 +254,23 @@ def test_a_run_kept_when_rollouts_by_table_were_written_null_goes_on_with_the_de
     assert json.loads(settings.read_text())["rollouts"] == "table"
     with pytest.raises(SystemExit, match=r"rollouts 'table' -> 'expert'"):
         main([*ONE_DEAL[:-1], "3", "--rollouts", "expert", "--out", str(path)])
+
+
+def test_a_run_kept_before_the_others_rollouts_goes_on_with_the_same_level_at_every_seat(
+    tmp_path,
+):
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])
+    settings = tmp_path / "p2-s8.settings.json"
+    kept = json.loads(settings.read_text())
+    assert kept["others_rollouts"] is None  # "same": the --rollouts level at every seat
+    del kept["others_rollouts"]
+    settings.write_text(json.dumps(kept))  # as files were kept before the setting
+    main([*ONE_DEAL[:-1], "2", "--out", str(path)])
+    assert len(read_records(path)) == 4
+    with pytest.raises(SystemExit, match=r"others_rollouts None -> 'expert'"):
+        main([*ONE_DEAL[:-1], "3", "--others-rollouts", "expert", "--out", str(path)])
+    assert len(read_records(path)) == 4
 
 
 def test_a_summary_reads_the_table_from_the_runs_settings(tmp_path, capsys):
