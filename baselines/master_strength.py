@@ -101,14 +101,8 @@ SAME_LEVEL = "same"  # --others-rollouts: the other seats play at the --rollouts
 def parse_others_rollouts(parser: argparse.ArgumentParser, text: str) -> str | None:
     """``MasterCPU``'s ``others_rollouts`` from the command line: a compiled level, or
     ``same`` (None)."""
-    from gofish_env.evaluation.batched import COMPILED
-
-    if text == SAME_LEVEL:
-        return None
-    if text not in COMPILED:
-        allowed = ", ".join((*COMPILED, SAME_LEVEL))
-        parser.error(f"--others-rollouts: got {text!r}; allowed: {allowed}")
-    return text
+    level = parse_rollouts(parser, "--others-rollouts", text, SAME_LEVEL, "the --rollouts level")
+    return None if level == SAME_LEVEL else level
 
 
 def settings_path(out: Path) -> Path:

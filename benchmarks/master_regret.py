@@ -46,7 +46,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env import Game, Rules
+from gofish_env import Rules
 from gofish_env.cli import (
     check_count,
     parse_list,
@@ -56,7 +56,7 @@ from gofish_env.cli import (
 )
 from gofish_env.cpus import group_asks, make_cpu
 from gofish_env.evaluation.batched import COMPILED
-from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.evaluation.positions import played_decisions
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
@@ -79,17 +79,12 @@ def positions(players: int, first: int, games: int):
     ``first`` .. ``first + games - 1``; a view reads the live public log, so each is used
     at once (the live game is for ``--truth``, which reads the hidden hands)."""
     for seed in range(first, first + games):
-        game = Game(Rules(players=players), seed=seed)
-        tracker = KnowledgeTracker(game)
         cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
         decision = 0
-        while not game.is_over:
-            seat = game.current_player
-            view = tracker.view(seat)
-            if seat == 0:
+        for game, view, _ in played_decisions(Rules(players=players), seed, cpus):
+            if view.seat == 0:
                 yield seed, decision, view, game
                 decision += 1
-            game.ask(*cpus[seat].choose(view))
 
 
 def seed_of(*parts: int) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env import Game, Rules
+from gofish_env import Rules
 from gofish_env.cli import (
     ROLLOUTS_BY_TABLE,
     check_count,
@@ -35,7 +35,7 @@ from gofish_env.cli import (
 )
 from gofish_env.cpus import make_cpu
 from gofish_env.evaluation.batched import COMPILED
-from gofish_env.knowledge import KnowledgeTracker
+from gofish_env.evaluation.positions import played_decisions
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
@@ -56,15 +56,10 @@ def decisions(players: int, games: int):
     """Seat 0's views at each of its decisions in expert games, one at a time (a view reads
     the live public log, so each is used before the game goes on)."""
     for seed in range(games):
-        game = Game(Rules(players=players), seed=seed)
-        tracker = KnowledgeTracker(game)
         cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
-        while not game.is_over:
-            seat = game.current_player
-            view = tracker.view(seat)
-            if seat == 0:
+        for _, view, _ in played_decisions(Rules(players=players), seed, cpus):
+            if view.seat == 0:
                 yield view
-            game.ask(*cpus[seat].choose(view))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -38,6 +38,7 @@ from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
 from gofish_env.cli import check_count, parse_players_list
 from gofish_env.cpus import ExpertCPU, make_cpu
+from gofish_env.evaluation.positions import played_decisions
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import default_pool_limit
 from gofish_env.worlds import ENDGAME_POOL, WorldSampler, barred_ranks
@@ -82,14 +83,9 @@ def expert_decisions(players: int, games: int, seed: int, cpu_step: int):
     (game ``g`` seeded ``seed + g``, seat ``s``'s CPU ``cpu_step * g + s``); the ask is
     made when the caller asks for the next decision (a view reads the live public log)."""
     for number in range(games):
-        game = Game(Rules(players=players), seed=seed + number)
-        tracker = KnowledgeTracker(game)
         cpus = [make_cpu("expert", cpu_step * number + seat) for seat in range(players)]
-        while not game.is_over:
-            view = tracker.view(game.current_player)
-            ask = cpus[view.seat].choose(view)
+        for game, view, ask in played_decisions(Rules(players=players), seed + number, cpus):
             yield number, game, view, ask
-            game.ask(*ask)
 
 
 def decisions_in_turn(players: int, games: int, pool: int, seed: int, cpu_step: int):

@@ -71,16 +71,23 @@ def parse_simulations(parser: argparse.ArgumentParser, flag: str, text: str) -> 
 ROLLOUTS_BY_TABLE = BY_TABLE  # on the command line and in MasterCPU: by the number of players
 
 
-def parse_rollouts(parser: argparse.ArgumentParser, flag: str, text: str) -> str:
-    """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``table``
-    (``master.ROLLOUTS_TABLE``), kept as given so that a run's settings name it."""
+def parse_rollouts(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    text: str,
+    word: str = ROLLOUTS_BY_TABLE,
+    meaning: str = "by table",
+) -> str:
+    """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``word``
+    (``table``: ``master.ROLLOUTS_TABLE``), kept as given so that a run's settings name it.
+    Another ``word`` and its ``meaning`` serve a flag whose other choice is not the table's."""
     from gofish_env.evaluation.batched import COMPILED
 
-    if text == ROLLOUTS_BY_TABLE:
+    if text == word:
         return text
     if text not in COMPILED:
-        allowed = ", ".join((*COMPILED, ROLLOUTS_BY_TABLE))
-        parser.error(f"{flag}: got {text!r}; allowed: {allowed} (by table)")
+        allowed = ", ".join((*COMPILED, word))
+        parser.error(f"{flag}: got {text!r}; allowed: {allowed} ({meaning})")
     return text
 
 

@@ -1,7 +1,8 @@
 """The harness (``gofish_env.evaluation.harness``): duplicate deals replayed with the seats
 rotated, the same records with one or two worker processes, every kind of entrant (CPUs,
 callables, saved and loaded SB3 models, mixes), and an illegal ask named by its entrant.
-They are played through ``run_tournament``, the thinnest report on top of the harness."""
+They are played through ``run_tournament``, the thinnest report on top of the harness.
+``played_decisions`` gives benchmarks a played game's decisions one at a time."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from helpers import first_legal
 
 from gofish_baselines.tournament import run_tournament
 from gofish_env import Game, Rules
-from gofish_env.cpus import CPU_LEVELS
+from gofish_env.cpus import CPU_LEVELS, make_cpu
+from gofish_env.evaluation.positions import played_decisions
 from gofish_env.evaluation.schedule import rotated
 
 LEVEL = next(iter(CPU_LEVELS))  # a CPU level that exists ("random" at least)
@@ -114,3 +116,18 @@ def test_an_entrant_that_asks_illegally_is_named():
 
     with pytest.raises(ValueError, match="entrant 'bad'"):
         run_tournament({"bad": bad, "cpu": LEVEL}, players=2, games=2)
+
+
+def test_played_decisions_yield_each_seat_to_move_and_its_cpus_ask_before_it_is_made():
+    rules = Rules(players=3)
+    cpus = [make_cpu("hard", 40 + seat) for seat in range(3)]
+    replay = Game(rules, seed=8)
+    seen = 0
+    for game, view, ask in played_decisions(rules, 8, cpus):
+        assert view.seat == game.current_player == replay.current_player
+        assert game.num_events == replay.num_events  # the ask is not made yet
+        assert ask in view.legal_asks
+        replay.ask(*ask)
+        seen += 1
+    assert game.is_over and replay.is_over and seen == game.num_asks
+    assert [game.catches(seat) for seat in range(3)] == [replay.catches(seat) for seat in range(3)]

@@ -176,7 +176,8 @@ def test_the_others_rollouts_default_to_the_same_level_and_a_bad_one_is_refused(
         capsys, main, [*ONE_DEAL, "--others-rollouts", "master", "--out", str(path)]
     )
     assert message == (
-        "--others-rollouts: got 'master'; allowed: random, easy, normal, hard, expert, same"
+        "--others-rollouts: got 'master'; allowed: random, easy, normal, hard, expert, same "
+        "(the --rollouts level)"
     )
     assert not path.exists() and not settings_path(path).exists()
     main([*ONE_DEAL, "--others-rollouts", "same", "--out", str(path)])
