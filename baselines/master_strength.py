@@ -5,13 +5,13 @@
 
 ``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
 ``--others-rollouts``, ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s.
-Their defaults: the
-rollouts a search plays, ``table``: 4096 at two players and 1024 otherwise (kept in the
-run's settings as the number); the asks each search compares; how many standard errors an
-override needs; search only when the pool holds at most that many cards (``none``: at
-every decision; ``table``: 12 at two players, 16 at three and four and 8 otherwise); the
-compiled level that plays the rollouts (``--others-rollouts`` names another for the
-seats other than ``master``'s); the sampler's model of how the others play.
+Their defaults: the rollouts a search plays, ``table``: 4096 at two players and 1024
+otherwise (kept in the run's settings as the number); the asks each search compares; how
+many standard errors an override needs; search only when the pool holds at most that many
+cards (``none``: at every decision; ``table``: 12 at two players, 16 at three and four and
+8 otherwise); the compiled level that plays the rollouts (``--others-rollouts`` names
+another for the seats other than ``master``'s); the sampler's model of how the others
+play.
 
 Name a run's file ``p{players}-s{simulations}-l{pool limit}-m{margin}.jsonl`` for
 ``--table`` (``-ltable`` for the default's pool limits by table), with ``-r{level}``

@@ -40,8 +40,7 @@ class OracleMaster(MasterCPU):
         count = self.worlds_per_candidate(view.rules.players, len(keys))
         seed = self.rng.getrandbits(63)
         worlds = true_worlds(self.env.game, view, count, seed)
-        level = self.rollout_level(view.rules.players, view.pool_size)
-        return world_values(view, worlds, keys, level, seed)
+        return world_values(view, worlds, keys, self.rollout_levels(view), seed)
 
 
 def main(argv: list[str] | None = None) -> None:

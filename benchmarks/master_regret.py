@@ -142,8 +142,7 @@ def reference_values(view, live, keys, game: int, decision: int, args) -> np.nda
     if not args.truth:
         return cpu.values(view, keys)
     worlds = true_worlds(live, view, args.reference, seed)
-    level = cpu.rollout_level(view.rules.players, view.pool_size)
-    return world_values(view, worlds, keys, level, seed).mean(axis=0)
+    return world_values(view, worlds, keys, cpu.rollout_levels(view), seed).mean(axis=0)
 
 
 def measure(view, game: int, decision: int, args, live=None) -> dict | None:
