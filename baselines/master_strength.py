@@ -416,9 +416,9 @@ def main(argv: list[str] | None = None) -> None:
                     lambda n, before=done: advance((before * args.players) + n),
                     first=done,
                 )
+                lines = "".join(json.dumps(dataclasses.asdict(r)) + "\n" for r in part)
                 with args.out.open("a") as file:
-                    for record in part:
-                        file.write(json.dumps(dataclasses.asdict(record)) + "\n")
+                    file.write(lines)  # one call: Ctrl-C cannot keep part of a part
                 records += part
                 done = end
                 result = report(records, args.players, args.simulations, args.seed)

@@ -4,6 +4,7 @@ gives the same games as one run, and the table of several runs."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from helpers import usage_error
 
+from gofish_baselines import master_strength
 from gofish_baselines.master_strength import (
     deal_shares,
     entrants,
@@ -228,6 +230,28 @@ def test_compare_refuses_a_missing_file_and_one_that_shares_no_deal(tmp_path, ca
     with pytest.raises(SystemExit) as exit_info:
         main(["--summary", "--out", str(run), "--compare", str(empty)])
     assert exit_info.value.code == f"--compare: {empty} shares no deal with this run"
+
+
+def test_ctrl_c_while_a_part_is_written_keeps_whole_deals_only(tmp_path, monkeypatch):
+    """A deal kept with one seating of two would be taken as played when the run goes on."""
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])
+    whole = read_records(path)
+    calls = []
+
+    def interrupted_asdict(record):
+        calls.append(record)
+        if len(calls) == 2:  # Ctrl-C between the deal's two games
+            raise KeyboardInterrupt
+        return dataclasses.asdict(record)
+
+    monkeypatch.setattr(master_strength, "dataclasses", SimpleNamespace(asdict=interrupted_asdict))
+    with pytest.raises(SystemExit, match=r"interrupted: 1 deals kept .*run the same command"):
+        main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
+    assert read_records(path) == whole  # the second deal's part was not written at all
+    monkeypatch.undo()
+    main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])  # goes on
+    assert len(read_records(path)) == 4
 
 
 def test_a_run_that_goes_on_with_other_settings_is_refused_before_it_plays(tmp_path):
