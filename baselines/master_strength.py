@@ -23,15 +23,18 @@ file without them was run with the plain sampler, as before the model; a file na
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 
-The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
-``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
-seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games are
-appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share with
-its 95% interval is printed; run the same command again to go on from the last part kept
-(a deal's games depend on its index only, so the result is the same as one run). Ctrl-C
-keeps every finished part. The settings are kept beside the file (``FILE.settings.json``
-for ``FILE.jsonl``), and a run that goes on with other settings is refused before it
-plays (a file from before they were kept is taken as played with the settings given).
+The ladder's measurement (``baselines/ladder.py``: one ``master`` against
+``players - 1`` ``expert`` CPUs, every deal replayed with ``master`` in each seat, the
+same harness and seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games
+are appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share
+with its 95% interval is printed; run the same command again to go on from the last part
+kept (a deal's games depend on its index only, so the result is the same as one run).
+Ctrl-C keeps every finished part. A write stopped midway (a kill, a lost machine) can
+leave a cut last line and a last deal without all its games: going on drops them, says
+so, and plays those deals again; ``--summary``, ``--compare`` and ``--table`` leave them
+out. The settings are kept beside the file (``FILE.settings.json`` for ``FILE.jsonl``),
+and a run that goes on with other settings is refused before it plays (a file from
+before they were kept is taken as played with the settings given).
 ``--summary`` prints the result of a file without playing (with the table, seed and budget
 its settings name, where they are kept).
 ``--compare FILE`` (with ``--summary``, or after a run) pairs the file's deals with another
@@ -48,8 +51,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +69,7 @@ from gofish_env.cli import (
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
+from gofish_env.evaluation.run_files import read_json_lines
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
@@ -135,16 +141,36 @@ def entrants(
     return make_entrants({"master": master, "expert": "expert"}, Rules(players=players))
 
 
-def read_records(path: Path) -> list[GameRecord]:
-    if not path.exists():
-        return []
+def read_run(path: Path) -> tuple[list[GameRecord], int, str]:
+    """The games of ``path``'s whole deals, the file's length that holds them, and what
+    was left out: a cut last line and a last deal without all its seatings, which a write
+    stopped midway leaves ("" when nothing was)."""
+    lines = read_json_lines(path)
     records = []
-    for line in path.read_text().splitlines():
-        fields = json.loads(line)
+    for fields in lines.rows:
         for name, value in fields.items():
             if isinstance(value, list):
                 fields[name] = tuple(value)
         records.append(GameRecord(**fields))
+    left_out = [f"a cut last line ({lines.cut} bytes)"] if lines.cut else []
+    whole = len(records)
+    if records:
+        last = records[-1]
+        seatings = sum(record.deal == last.deal for record in records)
+        if seatings < len(last.seats):  # a deal is played once with each seat rotation
+            whole -= seatings
+            left_out.append(f"deal {last.deal} with {seatings} of its {len(last.seats)} games")
+    return records[:whole], lines.size(whole), " and ".join(left_out)
+
+
+def read_records(path: Path) -> list[GameRecord]:
+    """The games of ``path``'s whole deals (what was left out is said on stderr)."""
+    try:
+        records, _, left_out = read_run(path)
+    except ValueError as error:
+        sys.exit(str(error))
+    if left_out:
+        print(f"{path}: {left_out} not counted (a write stopped midway)", file=sys.stderr)
     return records
 
 
@@ -369,8 +395,8 @@ def main(argv: list[str] | None = None) -> None:
         lineup_entrants = entrants(args.players, **search)
     except ValueError as error:
         parser.error(f"--{error}")
-    records = read_records(args.out)
     if args.summary:
+        records = read_records(args.out)
         kept = settings_path(args.out)
         if kept.exists():  # the file's own table, seed and budget, whatever the flags say
             played = json.loads(kept.read_text())
@@ -379,9 +405,10 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))
         print_comparison(records, args.compare)
         return
-    done = len({record.deal for record in records})
-    if records and sorted({r.deal for r in records}) != list(range(done)):
-        sys.exit(f"{args.out}: its deals are not 0..{done - 1}; start a new file")
+    try:
+        records, whole_size, left_out = read_run(args.out)
+    except ValueError as error:
+        sys.exit(str(error))
     settings = {"players": args.players, "seed": args.seed, **search}
     kept = settings_path(args.out)
     if records and kept.exists():
@@ -398,8 +425,23 @@ def main(argv: list[str] | None = None) -> None:
                 f"{args.out}: played with other settings ({'; '.join(changed)}, {kept}); "
                 f"give the same ones to go on, or start a new file"
             )
+    seatings = Counter(record.deal for record in records)
+    done = len(seatings)
+    if records and (
+        sorted(seatings) != list(range(done)) or set(seatings.values()) != {args.players}
+    ):
+        sys.exit(
+            f"{args.out}: its deals are not 0..{done - 1} with {args.players} games each; "
+            "start a new file"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(json.dumps(settings) + "\n")
+    if left_out:
+        os.truncate(args.out, whole_size)
+        print(
+            f"{args.out}: {left_out} dropped (a write stopped midway); played again",
+            file=sys.stderr,
+        )
     rules = Rules(players=args.players)
     lineup = (0,) + (1,) * (args.players - 1)
     measurement = Measurement(lineup_entrants, rules, args.seed, [lineup])

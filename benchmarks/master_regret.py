@@ -30,15 +30,18 @@ reference's own best: a ceiling for the one-ply search over these candidates (wi
 noise.
 
 Each position's seeds come from its game and its place in the game, so a run stopped by
-Ctrl-C goes on where it stopped with the same command and ``--out``, and two runs over
-other ``--first-game`` ranges can be read together: ``--summary FILE...`` (runs measured
-with other settings are refused).
+Ctrl-C goes on where it stopped with the same command and ``--out`` (a cut last line,
+which a write stopped midway by a kill leaves, is dropped and measured again), and two runs
+over other ``--first-game`` ranges can be read together: ``--summary FILE...`` (runs
+measured with other settings are refused).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 from pathlib import Path
 
@@ -57,6 +60,7 @@ from gofish_env.cli import (
 from gofish_env.cpus import group_asks, make_cpu
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.positions import played_decisions
+from gofish_env.evaluation.run_files import JsonLines, read_json_lines
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
@@ -255,8 +259,18 @@ def settings_of(row: dict) -> dict:
     return {**FIRST_SETTINGS, **row["settings"]}
 
 
-def read_rows(paths: list[Path]) -> list[dict]:
-    return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+def read_rows(parser: argparse.ArgumentParser, flag: str, path: Path) -> JsonLines:
+    """``path``'s rows, without a cut last line (a write stopped midway); a line before it
+    that is not JSON is refused."""
+    try:
+        return read_json_lines(path)
+    except ValueError as error:
+        parser.error(f"{flag}: {error}")
+
+
+def say_cut(path: Path, lines: JsonLines, what_becomes_of_it: str) -> None:
+    if lines.cut:
+        print(f"{path}: a cut last line ({lines.cut} bytes) {what_becomes_of_it}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -320,7 +334,11 @@ def main(argv: list[str] | None = None) -> None:
         missing = [str(path) for path in args.summary if not path.is_file()]
         if missing:
             parser.error(f"--summary: no such file: {', '.join(missing)}")
-        rows = read_rows(args.summary)
+        rows = []
+        for path in args.summary:
+            lines = read_rows(parser, "--summary", path)
+            say_cut(path, lines, "not read (a write stopped midway)")
+            rows += lines.rows
         if not rows:
             parser.error("--summary: the files hold no position")
         measured = {json.dumps(settings_of(row), sort_keys=True) for row in rows}
@@ -367,7 +385,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     done = set()
     if args.out is not None and args.out.is_file():
-        rows = read_rows([args.out])
+        kept_lines = read_rows(parser, "--out", args.out)
+        rows = kept_lines.rows
         done = {(row["game"], row["decision"]) for row in rows}
         kept = settings_of(rows[0]) if rows else settings
         changed = [
@@ -380,6 +399,9 @@ def main(argv: list[str] | None = None) -> None:
                 f"--out: {args.out} was measured with other settings ({', '.join(changed)}): "
                 "name another file"
             )
+        if kept_lines.cut:
+            os.truncate(args.out, kept_lines.size(len(rows)))
+            say_cut(args.out, kept_lines, "dropped (a write stopped midway); measured again")
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
     games = range(args.first_game, args.first_game + args.games)

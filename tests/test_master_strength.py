@@ -254,6 +254,60 @@ def test_ctrl_c_while_a_part_is_written_keeps_whole_deals_only(tmp_path, monkeyp
     assert len(read_records(path)) == 4
 
 
+def cut_short(path, keep_lines: int, keep_bytes: int) -> bytes:
+    """``path`` as a write stopped midway leaves it: its first lines and a cut one."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:keep_lines]) + lines[keep_lines][:keep_bytes])
+    return path.read_bytes()
+
+
+def test_a_write_cut_short_is_dropped_and_the_run_goes_on_to_the_same_games(tmp_path, capsys):
+    """A kill midway through a part's write leaves a cut line, perhaps after half a deal."""
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
+    whole = read_records(path)
+    cut_short(path, 3, 40)  # deal 0's two games, deal 1's first and 40 bytes of its second
+    capsys.readouterr()
+    main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
+    said = capsys.readouterr().err
+    assert "a cut last line (40 bytes) and deal 1 with 1 of its 2 games dropped" in said
+    assert read_records(path) == whole  # deal 1 played again, the same games
+    assert len(path.read_bytes().splitlines()) == 4
+
+
+def test_a_summary_counts_whole_deals_and_leaves_a_cut_file_as_it_is(tmp_path, capsys):
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
+    cut = cut_short(path, 3, 40)
+    capsys.readouterr()
+    main(["--summary", "--out", str(path)])
+    said = capsys.readouterr()
+    assert json.loads(said.out.splitlines()[0])["deals"] == 1
+    assert "deal 1 with 1 of its 2 games not counted" in said.err
+    assert path.read_bytes() == cut
+
+
+def test_a_line_that_is_not_json_before_the_last_is_refused_and_the_file_kept(tmp_path):
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])
+    first, second = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first[:30] + b"\n" + second)
+    damaged = path.read_bytes()
+    with pytest.raises(SystemExit, match=r"p2-s8.jsonl, line 1: not a JSON line"):
+        main([*ONE_DEAL[:-1], "2", "--out", str(path)])
+    assert path.read_bytes() == damaged
+
+
+def test_a_half_deal_before_the_last_is_refused(tmp_path):
+    """What Ctrl-C left before parts were written in one call, once the run went on."""
+    path = tmp_path / "p2-s8.jsonl"
+    main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[1:]))  # deal 0 with one game, deal 1 whole
+    with pytest.raises(SystemExit, match=r"its deals are not 0..1 with 2 games each"):
+        main([*ONE_DEAL[:-1], "3", "--out", str(path)])
+
+
 def test_a_run_that_goes_on_with_other_settings_is_refused_before_it_plays(tmp_path):
     path = tmp_path / "p2-s8.jsonl"
     main([*ONE_DEAL, "--chunk", "1", "--out", str(path)])

@@ -14,6 +14,7 @@ from gofish_baselines import master_strength as strength
 from gofish_env import Game, Rules, rollouts
 from gofish_env.cards import parse_card
 from gofish_env.cpus import make_cpu
+from gofish_env.evaluation.run_files import JsonLines, read_json_lines
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import CATCH_WEIGHT
 
@@ -135,6 +136,11 @@ def test_the_oracle_rolls_out_the_true_hands_and_pairs_deals_with_a_run(tmp_path
     assert paired["other"] == round(sum(run_shares.values()) / 2, 4)
 
 
+def untimed_rows(path):
+    """A master_regret file's rows without their timings, which vary."""
+    return [{k: v for k, v in row.items() if k != "ms"} for row in read_json_lines(path).rows]
+
+
 def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_path, capsys):
     """benchmarks/master_regret.py: a row at each position where master searches, its
     reference is master's own rollouts with the reference's worlds, every pick is one of
@@ -144,7 +150,7 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
     whole = tmp_path / "whole.jsonl"
     regret.main([*command, "--out", str(whole), "--no-progress"])
     assert "2 players, games 0-1" in " ".join(capsys.readouterr().out.split())
-    rows = regret.read_rows([whole])
+    rows = read_json_lines(whole).rows
     assert rows
     for row in rows[:3]:
         view = next(v for _, d, v, _ in regret.positions(2, row["game"], 1) if d == row["decision"])
@@ -180,13 +186,9 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
     assert stop.value.code == 130
     said = " ".join(capsys.readouterr().out.split())
     assert f"stopped: 2 positions kept in {stopped}; the same command goes on" in said
-    assert len(regret.read_rows([stopped])) == 2 < len(rows)
+    assert len(read_json_lines(stopped).rows) == 2 < len(rows)
     regret.main([*command, "--out", str(stopped), "--no-progress"])
-
-    def untimed(path):
-        return [{k: v for k, v in row.items() if k != "ms"} for row in regret.read_rows([path])]
-
-    assert untimed(stopped) == untimed(whole)
+    assert untimed_rows(stopped) == untimed_rows(whole)
     capsys.readouterr()
     regret.main(["--summary", str(whole)])
     table = capsys.readouterr().out
@@ -195,6 +197,43 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
         np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["32"]]) for r in rows
     ]
     assert regret.interval(np.array(gains)) in table  # the 32 row's gain over expert's choice
+
+
+def test_the_regret_benchmark_drops_a_cut_last_line_and_measures_it_again(tmp_path, capsys):
+    """A kill midway through a row's write leaves a cut line: a summary does not read it,
+    and the same command drops it and goes on to the same rows."""
+    regret = _benchmark("master_regret")
+    command = ["--games", "1", "--simulations", "8", "--reference", "8", "--repeats", "1"]
+    path = tmp_path / "regret.jsonl"
+    regret.main([*command, "--out", str(path), "--no-progress"])
+    whole = untimed_rows(path)
+    assert len(whole) >= 2
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])
+    cut = path.read_bytes()
+    capsys.readouterr()
+    regret.main(["--summary", str(path)])
+    said = capsys.readouterr()
+    assert f"{len(whole) - 1} positions" in said.out
+    assert f"{path}: a cut last line (25 bytes) not read" in said.err
+    assert path.read_bytes() == cut
+    regret.main([*command, "--out", str(path), "--no-progress"])
+    assert "a cut last line (25 bytes) dropped (a write stopped midway); measured again" in (
+        capsys.readouterr().err
+    )
+    assert untimed_rows(path) == whole
+
+
+def test_a_json_lines_file_gives_its_whole_rows_and_measures_a_cut_last_line(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    assert read_json_lines(path) == JsonLines([], [], 0)  # no file yet: no row
+    path.write_bytes(b'{"a": 1}\n[2]\n{"b"')
+    lines = read_json_lines(path)
+    assert (lines.rows, lines.ends, lines.cut) == ([{"a": 1}, [2]], [9, 13], 4)
+    assert [lines.size(rows) for rows in (0, 1, 2)] == [0, 9, 13]
+    path.write_bytes(b'{"a": 1}\n{"b\n[2]\n')
+    with pytest.raises(ValueError, match=r"rows.jsonl, line 2: not a JSON line"):
+        read_json_lines(path)
 
 
 def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_path, capsys):
@@ -210,7 +249,7 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
     out = tmp_path / "truth.jsonl"
     regret.main([*truth, "--out", str(out)])
     assert "(the true hands, expert rollouts)" in " ".join(capsys.readouterr().out.split())
-    rows = regret.read_rows([out])
+    rows = read_json_lines(out).rows
     assert rows and all(set(row["picks"]) == set(searchers.split(",")) for row in rows)
     assert max(row["pool"] for row in rows) in (13, 14)  # a window wider than master's 12
     checked = 0
@@ -247,7 +286,7 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
     lines = [json.dumps({**row, "settings": old}) for row in rows]
     earlier.write_text("\n".join(lines) + "\n")
     regret.main([*command, "--no-progress", "--out", str(earlier)])  # goes on: nothing left
-    assert len(regret.read_rows([earlier])) == len(rows)
+    assert len(read_json_lines(earlier).rows) == len(rows)
     capsys.readouterr()
     regret.main(["--summary", str(out), "--pools", "0-6,7-14"])  # a table a band too
     said = " ".join(capsys.readouterr().out.split())

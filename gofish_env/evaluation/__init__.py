@@ -1,7 +1,9 @@
 """Measuring players: one harness for duplicate deals (``harness``), who sits where
-(``schedule``), named entrants (``entrants``), standings (``standings``) and the statistics
-under them (``stats``); the decisions of a played game, for benchmarks (``positions``). The
-ladder, the tournament and the evaluation of trained agents are reports on top of these."""
+(``schedule``), named entrants (``entrants``), standings (``standings``) and the
+statistics under them (``stats``); the decisions of a played game, for benchmarks
+(``positions``); the JSON-lines files long runs append to and go on from
+(``run_files``). The ladder, the tournament and the evaluation of trained agents are
+reports on top of these."""
 
 from gofish_env.evaluation.entrants import Entrant, make_entrants
 from gofish_env.evaluation.harness import ENGINES, GameRecord, Measurement, engine_used, play_deals
