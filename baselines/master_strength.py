@@ -23,10 +23,10 @@ file without them was run with the plain sampler, as before the model; a file na
 ``p{players}-s{simulations}`` alone is read as searching at every decision with a margin
 of 2.5, the settings of the first runs).
 
-The ladder's measurement (``baselines/ladder.py``: one ``master`` against
-``players - 1`` ``expert`` CPUs, every deal replayed with ``master`` in each seat, the
-same harness and seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games
-are appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share
+The ladder's measurement (``baselines/ladder.py``: one ``master`` against ``players - 1``
+``expert`` CPUs, every deal replayed with ``master`` in each seat, the same harness and
+seeds as ``gofish-ladder``), played ``--chunk`` deals at a time. Each part's games are
+appended to ``--out`` (one JSON line per game) as soon as it ends, and the win share
 with its 95% interval is printed; run the same command again to go on from the last part
 kept (a deal's games depend on its index only, so the result is the same as one run).
 Ctrl-C keeps every finished part. A write stopped midway (a kill, a lost machine) can
