@@ -304,18 +304,19 @@ def test_rllib_sampling_never_asks_illegally_exploring_or_not():
 
 
 def test_resuming_keeps_the_metrics_rows_up_to_the_checkpoint_and_drops_a_cut_one(tmp_path):
-    """A kill in the middle of a row's write leaves a cut row, perhaps with a cut iteration
-    (iteration 12 cut to "1"): it is not kept as iteration 1."""
+    """A kill in the middle of a row's write leaves a cut row: with all its fields but a
+    cut last number, or with a cut iteration (12 cut to "1"). Neither is kept."""
     columns = ",".join(rllib_train.MetricsLog.COLUMNS)
     row = {
         n: ",".join([str(n), *["0.5"] * (len(rllib_train.MetricsLog.COLUMNS) - 1)])
         for n in (1, 2, 3)
     }
     path = tmp_path / rllib_train.METRICS_FILE
-    path.write_text(f"{columns}\n{row[1]}\n{row[2]}\n{row[3]}\n1")
-    metrics = rllib_train.MetricsLog(tmp_path, iteration=2)
-    metrics.close()
-    assert path.read_text() == f"{columns}\n{row[1]}\n{row[2]}\n"
+    for cut in (row[3][:-1], "1"):
+        path.write_text(f"{columns}\n{row[1]}\n{row[2]}\n{cut}")
+        metrics = rllib_train.MetricsLog(tmp_path, iteration=3)
+        metrics.close()
+        assert path.read_text() == f"{columns}\n{row[1]}\n{row[2]}\n"
 
 
 def test_a_run_saved_before_an_argument_existed_resumes_with_its_default(tmp_path, capsys):

@@ -330,15 +330,12 @@ class MetricsLog:
         from tensorboardX import SummaryWriter
 
         self.path = folder / METRICS_FILE
-        rows = self.path.read_text().splitlines() if self.path.exists() else []
-        # Rows past the checkpoint a resumed run starts from are played again; a row a kill
-        # cut short in its write has fewer fields, and its iteration may be cut too.
-        fields = [row.split(",") for row in rows[1:]]
-        kept = [
-            ",".join(row)
-            for row in fields
-            if len(row) == len(self.COLUMNS) and int(row[0]) <= iteration
-        ]
+        text = self.path.read_text() if self.path.exists() else ""
+        rows = text.splitlines()
+        if not text.endswith("\n"):  # a row a kill cut short in its write: its numbers too
+            rows = rows[:-1]
+        # Rows past the checkpoint a resumed run starts from are played again.
+        kept = [row for row in rows[1:] if int(row.split(",")[0]) <= iteration]
         self.path.write_text("\n".join([",".join(self.COLUMNS), *kept]) + "\n")
         self.writer = SummaryWriter(str(folder / "tensorboard"))
 
