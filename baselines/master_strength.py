@@ -144,8 +144,12 @@ def entrants(
 def read_run(path: Path) -> tuple[list[GameRecord], int, str]:
     """The games of ``path``'s whole deals, the file's length that holds them, and what
     was left out: a cut last line and a last deal without all its seatings, which a write
-    stopped midway leaves ("" when nothing was)."""
-    lines = read_json_lines(path)
+    stopped midway leaves ("" when nothing was). A file damaged before its last line
+    ends the command with a message."""
+    try:
+        lines = read_json_lines(path)
+    except ValueError as error:
+        sys.exit(str(error))
     records = []
     for fields in lines.rows:
         for name, value in fields.items():
@@ -165,10 +169,7 @@ def read_run(path: Path) -> tuple[list[GameRecord], int, str]:
 
 def read_records(path: Path) -> list[GameRecord]:
     """The games of ``path``'s whole deals (what was left out is said on stderr)."""
-    try:
-        records, _, left_out = read_run(path)
-    except ValueError as error:
-        sys.exit(str(error))
+    records, _, left_out = read_run(path)
     if left_out:
         print(f"{path}: {left_out} not counted (a write stopped midway)", file=sys.stderr)
     return records
@@ -405,10 +406,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))
         print_comparison(records, args.compare)
         return
-    try:
-        records, whole_size, left_out = read_run(args.out)
-    except ValueError as error:
-        sys.exit(str(error))
+    records, whole_size, left_out = read_run(args.out)
     settings = {"players": args.players, "seed": args.seed, **search}
     kept = settings_path(args.out)
     if records and kept.exists():
