@@ -61,11 +61,12 @@ import numpy as np
 
 from gofish_env.cli import (
     ROLLOUTS_BY_TABLE,
+    add_search_flags,
     check_count,
-    parse_pool_limit,
     parse_rollouts,
     parse_simulations,
     progress_bar,
+    read_search_flags,
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
@@ -80,8 +81,6 @@ from gofish_env.master import (
     DEFAULT_POOL_LIMIT,
     DEFAULT_ROLLOUTS,
     DEFAULT_SIMULATIONS,
-    POOL_LIMIT_TABLE,
-    ROLLOUTS_TABLE,
     SIMULATIONS_TABLE,
     MasterCPU,
     default_simulations,
@@ -325,19 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_CANDIDATES,
         help=f"asks each search compares, expert's choice first (default {DEFAULT_CANDIDATES})",
     )
-    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN)
-    parser.add_argument(
-        "--pool-limit",
-        default=str(DEFAULT_POOL_LIMIT),
-        help="search once the pool holds this many cards or fewer; none: at every decision; "
-        f"table (the default): {POOL_LIMIT_TABLE}",
-    )
-    parser.add_argument(
-        "--rollouts",
-        default=ROLLOUTS_BY_TABLE,
-        help="the compiled CPU level that plays the rollouts; table (the default): "
-        + ROLLOUTS_TABLE,
-    )
+    add_search_flags(parser)
     parser.add_argument(
         "--others-rollouts",
         default=SAME_LEVEL,
@@ -384,10 +371,7 @@ def main(argv: list[str] | None = None) -> None:
     args.simulations = parse_simulations(parser, "--simulations", args.simulations)
     if args.simulations == BY_TABLE:
         args.simulations = default_simulations(args.players)
-    if not args.margin >= 0:
-        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
-    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
-    args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
+    read_search_flags(parser, args)
     args.others_rollouts = parse_others_rollouts(parser, args.others_rollouts)
     if args.most_held is not None and not args.most_held >= 0:
         parser.error(f"--most-held: got {args.most_held}; allowed: a number >= 0")

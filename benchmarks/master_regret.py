@@ -51,11 +51,12 @@ from rich.table import Table
 
 from gofish_env import Rules
 from gofish_env.cli import (
+    add_search_flags,
     check_count,
     parse_list,
     parse_players_list,
-    parse_pool_limit,
     progress_bar,
+    read_search_flags,
 )
 from gofish_env.cpus import group_asks, make_cpu
 from gofish_env.evaluation.batched import COMPILED
@@ -63,7 +64,6 @@ from gofish_env.evaluation.positions import played_decisions
 from gofish_env.evaluation.run_files import JsonLines, read_json_lines
 from gofish_env.master import (
     BY_TABLE,
-    DEFAULT_MARGIN,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
     SIMULATIONS_TABLE,
@@ -305,17 +305,11 @@ def main(argv: list[str] | None = None) -> None:
         f"or {BY_TABLE}: master's ({ROLLOUTS_TABLE})",
     )
     parser.add_argument("--repeats", type=int, default=2, help="searches a searcher and position")
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help="standard errors an override must gain over expert's choice",
-    )
-    parser.add_argument(
-        "--pool-limit",
-        default=BY_TABLE,
-        help=f"take the positions where master searching from this many cards in the pool "
-        f"would search (none: every decision; {BY_TABLE}: master's, {POOL_LIMIT_TABLE})",
+    add_search_flags(
+        parser,
+        pool_limit_help="take the positions where master searching from this many cards in "
+        f"the pool would search (none: every decision; {BY_TABLE}: master's, {POOL_LIMIT_TABLE})",
+        rollouts=False,
     )
     parser.add_argument("--out", type=Path, help="a JSON-lines file: a row a position, kept")
     parser.add_argument(
@@ -353,8 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     check_count(parser, "--first-game", args.first_game, low=0)
     check_count(parser, "--reference", args.reference, low=2)
     check_count(parser, "--repeats", args.repeats)
-    if not args.margin >= 0:
-        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
+    read_search_flags(parser, args)
     players = parse_players_list(parser, "--players", args.players)
     if len(players) != 1:
         parser.error(f"--players: got {args.players!r}; allowed: one seat count, 2..6")
@@ -366,7 +359,6 @@ def main(argv: list[str] | None = None) -> None:
             args.searchers[item] = parse_searcher(item)
         except ValueError as error:
             parser.error(f"--simulations: {error}")
-    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     if args.reference_rollouts not in (BY_TABLE, *COMPILED):
         parser.error(
             f"--reference-rollouts: got {args.reference_rollouts!r}; allowed: "

@@ -26,23 +26,17 @@ from rich.table import Table
 
 from gofish_env import Rules
 from gofish_env.cli import (
-    ROLLOUTS_BY_TABLE,
+    add_search_flags,
     check_count,
     parse_list,
     parse_players_list,
-    parse_pool_limit,
-    parse_rollouts,
+    read_search_flags,
 )
 from gofish_env.cpus import make_cpu
-from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.master import (
     BY_TABLE,
-    DEFAULT_MARGIN,
-    DEFAULT_POOL_LIMIT,
     OTHER_SIMULATIONS,
-    POOL_LIMIT_TABLE,
-    ROLLOUTS_TABLE,
     SIMULATIONS,
     SIMULATIONS_TABLE,
     MasterCPU,
@@ -75,30 +69,10 @@ def main(argv: list[str] | None = None) -> None:
         help=f"comma-separated budgets to time (master's: {SIMULATIONS_TABLE})",
     )
     parser.add_argument("--games", type=int, default=4, help="expert games a table")
-    parser.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help="standard errors an override must gain over expert's choice",
-    )
-    parser.add_argument(
-        "--pool-limit",
-        default=str(DEFAULT_POOL_LIMIT),
-        help="search once the pool holds this many cards or fewer; none: at every decision; "
-        f"table (the default): {POOL_LIMIT_TABLE}",
-    )
-    parser.add_argument(
-        "--rollouts",
-        default=ROLLOUTS_BY_TABLE,
-        help=f"the compiled level that plays the rollouts: {', '.join(COMPILED)}, or table: "
-        f"{ROLLOUTS_TABLE}",
-    )
+    add_search_flags(parser)
     args = parser.parse_args(argv)
     check_count(parser, "--games", args.games)
-    if not args.margin >= 0:
-        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
-    args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
-    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
+    read_search_flags(parser, args)
     args.players = parse_players_list(parser, "--players", args.players)
     args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
     console = Console(width=120)

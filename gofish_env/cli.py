@@ -22,7 +22,13 @@ from rich.progress import (
 )
 
 from gofish_env.cpus import CPU_LEVELS
-from gofish_env.master import BY_TABLE
+from gofish_env.master import (
+    BY_TABLE,
+    DEFAULT_MARGIN,
+    DEFAULT_POOL_LIMIT,
+    POOL_LIMIT_TABLE,
+    ROLLOUTS_TABLE,
+)
 from gofish_env.rules import Rules
 
 
@@ -89,6 +95,46 @@ def parse_rollouts(
         allowed = ", ".join((*COMPILED, word))
         parser.error(f"{flag}: got {text!r}; allowed: {allowed} ({meaning})")
     return text
+
+
+POOL_LIMIT_HELP = (
+    "search once the pool holds this many cards or fewer; none: at every decision; "
+    f"table (the default): {POOL_LIMIT_TABLE}"
+)
+
+
+def add_search_flags(
+    parser: argparse.ArgumentParser, pool_limit_help: str = POOL_LIMIT_HELP, rollouts: bool = True
+) -> None:
+    """``MasterCPU``'s search settings as flags with its defaults: ``--margin``,
+    ``--pool-limit`` and, with ``rollouts``, ``--rollouts``. ``read_search_flags`` checks
+    them."""
+    from gofish_env.evaluation.batched import COMPILED
+
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help="standard errors an override must gain over expert's choice",
+    )
+    parser.add_argument("--pool-limit", default=str(DEFAULT_POOL_LIMIT), help=pool_limit_help)
+    if rollouts:
+        parser.add_argument(
+            "--rollouts",
+            default=ROLLOUTS_BY_TABLE,
+            help=f"the compiled CPU level that plays the rollouts ({', '.join(COMPILED)}), or "
+            f"{ROLLOUTS_BY_TABLE} (the default): {ROLLOUTS_TABLE}",
+        )
+
+
+def read_search_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse bad values of ``add_search_flags``' flags, and turn them into ``MasterCPU``'s
+    settings in ``args``."""
+    if not args.margin >= 0:
+        parser.error(f"--margin: got {args.margin}; allowed: a number >= 0")
+    args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
+    if "rollouts" in vars(args):
+        args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
 
 
 def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:

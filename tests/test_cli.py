@@ -6,6 +6,7 @@ test_tournament.py, test_play.py, and test_players.py for ``make_player``/``load
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import sys
@@ -16,7 +17,8 @@ from helpers import usage_error
 
 from gofish_baselines import ladder, tournament
 from gofish_env import cli, play
-from gofish_env.cli import output_problem
+from gofish_env.cli import add_search_flags, output_problem, read_search_flags
+from gofish_env.master import DEFAULT_ROLLOUTS, MasterCPU
 from gofish_training import evaluate
 from gofish_web import replay_page
 
@@ -162,6 +164,9 @@ BAD_ARGUMENTS = [
     ("master_speed", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
     ("master_speed", ["--rollouts", "master"], "--rollouts: got 'master'; allowed: random, "),
     ("master_speed", ["--margin", "-1"], "--margin: got -1.0; allowed: a number >= 0"),
+    ("master_speed", ["--pool-limit", "-3"], "--pool-limit: got '-3'; allowed: an integer >= 0"),
+    ("master_regret", ["--margin", "-1"], "--margin: got -1.0; allowed: a number >= 0"),
+    ("master_regret", ["--rollouts", "hard"], "unrecognized arguments: --rollouts hard"),
     (
         "master_regret",
         ["--simulations", "64/others_rollouts=table"],
@@ -240,6 +245,27 @@ BAD_ARGUMENTS = [
 )
 def test_bad_arguments_are_refused_before_any_work(capsys, command, argv, message):
     assert refused(capsys, command, argv).startswith(message)
+
+
+def test_the_search_flags_default_to_masters_settings_and_read_into_them():
+    parser = argparse.ArgumentParser()
+    add_search_flags(parser)
+    args = parser.parse_args([])
+    read_search_flags(parser, args)
+    master = MasterCPU()
+    assert (args.margin, args.pool_limit) == (master.margin, master.pool_limit)
+    assert args.rollouts == DEFAULT_ROLLOUTS
+    args = parser.parse_args(["--margin", "0.5", "--pool-limit", "none", "--rollouts", "expert"])
+    read_search_flags(parser, args)
+    assert (args.margin, args.pool_limit, args.rollouts) == (0.5, None, "expert")
+    args = parser.parse_args(["--pool-limit", "12"])
+    read_search_flags(parser, args)
+    assert args.pool_limit == 12
+    without_rollouts = argparse.ArgumentParser()
+    add_search_flags(without_rollouts, pool_limit_help="positions", rollouts=False)
+    args = without_rollouts.parse_args(["--margin", "2"])
+    read_search_flags(without_rollouts, args)
+    assert "rollouts" not in vars(args) and args.margin == 2.0
 
 
 # ---------------------------------------------------------------------- output paths
