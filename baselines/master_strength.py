@@ -1,7 +1,7 @@
 """Measure ``master`` against ``expert`` over duplicate deals, in parts that are kept.
 
-    python -m gofish_baselines.master_strength --players 2 --deals 2000 --simulations 1024 \\
-        --seed 1 --workers 2 --out runs/master/p2-s1024-l8-m1.0-a1-h2.0.jsonl
+    python -m gofish_baselines.master_strength --players 2 --deals 2000 --seed 7 \\
+        --workers 1 --chunk 50 --out runs/master/p2-s4096-ltable-m1.0-a1-h8.0.jsonl
 
 ``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts``,
 ``--others-rollouts``, ``--assume-sure-hits`` and ``--most-held`` set ``MasterCPU``'s.
@@ -308,28 +308,35 @@ def table(paths: list[Path], chart: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--deals", type=int, default=2000)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", type=int, default=2, help="the table's seats, 2..6")
+    parser.add_argument(
+        "--deals", type=int, default=2000, help="duplicate deals, each played from every seat"
+    )
     parser.add_argument(
         "--simulations",
         default=str(DEFAULT_SIMULATIONS),
-        help="rollouts a search plays over all its candidates; table (the default): "
+        help="rollouts a search plays over all its candidates; table: "
         f"{SIMULATIONS_TABLE}; kept in the run's settings as the number",
     )
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the measurement's seed (which deals are played)"
+    )
     parser.add_argument(
         "--candidates",
         type=int,
         default=DEFAULT_CANDIDATES,
-        help=f"asks each search compares, expert's choice first (default {DEFAULT_CANDIDATES})",
+        help="asks each search compares, expert's choice first",
     )
     add_search_flags(parser)
     parser.add_argument(
         "--others-rollouts",
         default=SAME_LEVEL,
         help="the compiled CPU level that plays the seats other than master's in the "
-        f"rollouts; {SAME_LEVEL} (the default): the --rollouts level",
+        f"rollouts; {SAME_LEVEL}: the --rollouts level",
     )
     parser.add_argument(
         "--assume-sure-hits",
@@ -343,17 +350,29 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_MOST_HELD,
         help="weight of worlds where the others asked for the rank they held most of",
     )
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--chunk", type=int, default=40)
-    parser.add_argument("--out", type=Path)
-    parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--workers", type=int, default=2, help="processes that play the deals")
+    parser.add_argument(
+        "--chunk", type=int, default=40, help="deals a part: each part is kept as it ends"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="the results file (JSON lines) to write, or to go on with"
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="print the result of --out without playing"
+    )
     parser.add_argument(
         "--compare",
         type=Path,
         metavar="FILE",
         help="another run's file: pair its deals with this run's and print the difference",
     )
-    parser.add_argument("--table", nargs="+", type=Path, metavar=("CHART", "FILE"))
+    parser.add_argument(
+        "--table",
+        nargs="+",
+        type=Path,
+        metavar=("CHART", "FILE"),
+        help="print the markdown table of FILEs and draw their shares against the budget",
+    )
     args = parser.parse_args(argv)
     if args.table:
         if len(args.table) < 2:

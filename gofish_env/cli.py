@@ -99,7 +99,7 @@ def parse_rollouts(
 
 POOL_LIMIT_HELP = (
     "search once the pool holds this many cards or fewer; none: at every decision; "
-    f"table (the default): {POOL_LIMIT_TABLE}"
+    f"table: {POOL_LIMIT_TABLE}"
 )
 
 
@@ -123,7 +123,7 @@ def add_search_flags(
             "--rollouts",
             default=ROLLOUTS_BY_TABLE,
             help=f"the compiled CPU level that plays the rollouts ({', '.join(COMPILED)}), or "
-            f"{ROLLOUTS_BY_TABLE} (the default): {ROLLOUTS_TABLE}",
+            f"{ROLLOUTS_BY_TABLE}: {ROLLOUTS_TABLE}",
         )
 
 

@@ -373,3 +373,24 @@ def test_a_summary_reads_the_table_from_the_runs_settings(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out.splitlines()[0])
     assert (printed["players"], printed["simulations"], printed["deals"]) == (3, 8, 1)
     assert printed["fair"] == round(1 / 3, 4)
+
+
+def test_the_help_explains_every_flag_and_its_default(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps long lines
+    for flag, default in (
+        ("--players PLAYERS", "2"),
+        ("--deals DEALS", "2000"),
+        ("--seed SEED", "1"),
+        ("--candidates CANDIDATES", "6"),
+        ("--margin MARGIN", "1.0"),
+        ("--pool-limit POOL_LIMIT", "table"),
+        ("--rollouts ROLLOUTS", "table"),
+        ("--workers WORKERS", "2"),
+        ("--chunk CHUNK", "40"),
+    ):
+        explained = out.split(f" {flag} ")[-1]
+        assert explained.split(f"(default: {default})")[0].strip(), flag  # words before it
+        assert f"(default: {default})" in explained.split(" --")[0], flag
