@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs", type=int, default=32, help="envs per runner")
     parser.add_argument("--cores", type=int, default=2, help="cores of each modelled machine")
     parser.add_argument("--machines", default="1,2,4,8,16,32,64", help="N to model")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the measured training run's seed")
     parser.add_argument(
         "--measured", default="", help="ITERATION_S,SAMPLE_S,STEPS: model these, measure nothing"
     )

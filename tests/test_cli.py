@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import usage_error
 
-from gofish_baselines import ladder, tournament
+from gofish_baselines import ladder, master_strength, tournament
 from gofish_env import cli, play
 from gofish_env.cli import add_search_flags, output_problem, read_search_flags
 from gofish_env.master import DEFAULT_ROLLOUTS, MasterCPU
@@ -266,6 +266,27 @@ def test_the_search_flags_default_to_masters_settings_and_read_into_them():
     args = without_rollouts.parse_args(["--margin", "2"])
     read_search_flags(without_rollouts, args)
     assert "rollouts" not in vars(args) and args.margin == 2.0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS]
+    + ["master_strength"],
+)
+def test_every_flag_says_what_it_is_for(monkeypatch, command):
+    parsers = []
+
+    def keep_the_parser(self, args=None, namespace=None):
+        parsers.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", keep_the_parser)
+    main = master_strength.main if command == "master_strength" else COMMANDS[command]
+    with pytest.raises(SystemExit):
+        main([])
+    actions = parsers[0]._actions
+    silent = [action.option_strings or action.dest for action in actions if not action.help]
+    assert not silent, f"{command}: no help for {silent}"
 
 
 # ---------------------------------------------------------------------- output paths
