@@ -350,7 +350,9 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_MOST_HELD,
         help="weight of worlds where the others asked for the rank they held most of",
     )
-    parser.add_argument("--workers", type=int, default=2, help="processes that play the deals")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes that play the deals (1: this one)"
+    )
     parser.add_argument(
         "--chunk", type=int, default=40, help="deals a part: each part is kept as it ends"
     )
