@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gofish_env.cli import (
+    HelpFormatter,
     check_count,
     check_cpu_levels,
     check_output,
@@ -269,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     parser = argparse.ArgumentParser(
         prog="gofish-ladder",
         description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--games", type=int, default=500, help="duplicate deals per matchup")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the CPUs")
@@ -293,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         default=None,
         help="markdown file to write the table into, between its marker lines (the file is "
         "created if missing; the rest of it is kept), with the chart saved beside it as "
-        ".png (overwritten) (default: %(default)s: print only)",
+        ".png (overwritten) (default: print only)",
     )
     args = parser.parse_args(argv)
 

@@ -61,6 +61,7 @@ import numpy as np
 
 from gofish_env.cli import (
     ROLLOUTS_BY_TABLE,
+    HelpFormatter,
     add_search_flags,
     check_count,
     parse_rollouts,
@@ -310,7 +311,7 @@ def table(paths: list[Path], chart: Path) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", type=int, default=2, help="the table's seats, 2..6")
     parser.add_argument(

@@ -22,7 +22,7 @@ from typing import Any
 
 from gofish_baselines.tournament_results import TournamentResult
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
-from gofish_env.cli import check_count, check_output, progress_bar, rules_or_error
+from gofish_env.cli import HelpFormatter, check_count, check_output, progress_bar, rules_or_error
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import (
     ENGINES,
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         prog="gofish-tournament",
         description="Play a tournament between CPUs and models with rotated seats and "
         "duplicate deals; print the standings and write JSON, CSV and a chart.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", type=int, default=4, help="seats at each table, 2..6")
     parser.add_argument(

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from gofish_env.cli import check_count, check_seconds, parse_list, parse_players_list
+from gofish_env.cli import HelpFormatter, check_count, check_seconds, parse_list, parse_players_list
 from gofish_env.cpus import make_cpu
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/cpu_speed.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
     parser.add_argument("--levels", default=",".join(COMPILED_LEVELS), help="compiled levels")

@@ -42,7 +42,7 @@ from rich.progress import track
 from rich.table import Table
 
 import gofish_env
-from gofish_env.cli import check_count, check_seconds, parse_list, parse_players_list
+from gofish_env.cli import HelpFormatter, check_count, check_seconds, parse_list, parse_players_list
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.vector.gym_vector import GoFishVectorEnv
 from gofish_env.vector.self_play import SelfPlayVectorEnv
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/env_speed.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", default="2,4,6", help="comma-separated player counts, 2..6")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")

@@ -22,7 +22,13 @@ import os
 from pathlib import Path
 
 from gofish_baselines.master_strength import deal_shares, mean_and_interval, print_comparison
-from gofish_env.cli import ROLLOUTS_BY_TABLE, check_count, parse_rollouts, progress_bar
+from gofish_env.cli import (
+    ROLLOUTS_BY_TABLE,
+    HelpFormatter,
+    check_count,
+    parse_rollouts,
+    progress_bar,
+)
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
 from gofish_env.master import ROLLOUTS_TABLE, MasterCPU, world_values
@@ -47,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/master_oracle.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", type=int, default=2, help="seats, 2..6")
     parser.add_argument("--deals", type=int, default=600, help="duplicate deals")

@@ -51,6 +51,7 @@ from rich.table import Table
 
 from gofish_env import Rules
 from gofish_env.cli import (
+    HelpFormatter,
     add_search_flags,
     check_count,
     parse_list,
@@ -277,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/master_regret.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", default="2", help="the table's seat count, 2..6")
     parser.add_argument("--games", type=int, default=60, help="expert games to take positions from")

@@ -26,6 +26,7 @@ from rich.table import Table
 
 from gofish_env import Rules
 from gofish_env.cli import (
+    HelpFormatter,
     add_search_flags,
     check_count,
     parse_list,
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/master_speed.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")
     parser.add_argument(

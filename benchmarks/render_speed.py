@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import gofish_env
-from gofish_env.cli import check_count, rules_or_error
+from gofish_env.cli import HelpFormatter, check_count, rules_or_error
 
 
 def frame_times(rules, games: int, view) -> tuple[float, list[float], float]:
@@ -48,7 +48,7 @@ def frame_times(rules, games: int, view) -> tuple[float, list[float], float]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
     parser.add_argument("--rules", default="table", help="a preset")

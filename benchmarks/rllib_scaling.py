@@ -36,7 +36,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, parse_list
 
 
 def measure(iterations: int, runners: int, envs: int, seed: int) -> dict:
@@ -69,7 +69,7 @@ def measure(iterations: int, runners: int, envs: int, seed: int) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--iterations", type=int, default=6, help="iterations to measure")
     parser.add_argument("--runners", type=int, default=2, help="EnvRunners here")

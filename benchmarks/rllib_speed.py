@@ -34,7 +34,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, parse_list
 
 PLAYERS = 4
 WARM_UP = 1000  # env steps before the clock starts
@@ -119,7 +119,7 @@ def rllib_rate(runners: int, envs: int, steps: int, variant: str, seed: int):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--runners", default="1,2", help="EnvRunner counts, comma separated")
     parser.add_argument("--envs", default="1,8,16", help="envs per runner, comma separated")

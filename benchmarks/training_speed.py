@@ -19,7 +19,7 @@ import tempfile
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, parse_list
 from gofish_training import train
 
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/training_speed.py",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--timesteps", type=int, default=100_000, help="steps per run")
     parser.add_argument(

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from gofish_env.cli import check_count
+from gofish_env.cli import HelpFormatter, check_count
 from gofish_env.replay import Replay
 
 
@@ -64,7 +64,7 @@ def play(url: str, number: int) -> tuple[int, list[float]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--tables", type=int, default=60, help="tables played at once")
     args = parser.parse_args(argv)

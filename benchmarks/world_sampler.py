@@ -36,7 +36,7 @@ from rich.table import Table
 
 from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
-from gofish_env.cli import check_count, parse_players_list
+from gofish_env.cli import HelpFormatter, check_count, parse_players_list
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.knowledge import KnowledgeTracker
@@ -207,7 +207,7 @@ def small_positions():
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--worlds", type=int, default=2000, help="worlds a speed measurement")
     parser.add_argument("--players", default="2,4", help="comma-separated seat counts, 2..6")

@@ -32,6 +32,18 @@ from gofish_env.master import (
 from gofish_env.rules import Rules
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every command's help: each flag's default after its help, but no "(default: None)"
+    or "(default: [])" after a flag that is unset unless given, nor "(default: False)" after
+    a plain switch (a ``--name/--no-name`` pair keeps it: it says which of the two holds)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        switch = action.nargs == 0 and not isinstance(action, argparse.BooleanOptionalAction)
+        if action.default is None or action.default == [] or (switch and action.default is False):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def check_count(parser: argparse.ArgumentParser, flag: str, value: int, low: int = 1) -> None:
     """Refuse a count below ``low``."""
     if value < low:

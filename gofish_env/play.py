@@ -27,7 +27,7 @@ from typing import Any
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
-from gofish_env.cli import rules_or_error
+from gofish_env.cli import HelpFormatter, rules_or_error
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.events import Draw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
@@ -356,7 +356,7 @@ def main(
     parser = argparse.ArgumentParser(
         prog="gofish-play",
         description="Play Go Fish in the terminal against CPUs, or pass-and-play.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..6")
     parser.add_argument(
@@ -371,7 +371,7 @@ def main(
         "--seed",
         type=int,
         default=None,
-        help="seed of the deal and the CPUs (default: %(default)s, a new deal each time)",
+        help="seed of the deal and the CPUs (default: a new deal each time)",
     )
     parser.add_argument("--humans", type=int, default=1, help="people at the table (0 to watch)")
     parser.add_argument("--seat", type=int, default=0, help="the first person's seat")

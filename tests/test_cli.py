@@ -289,6 +289,39 @@ def test_every_flag_says_what_it_is_for(monkeypatch, command):
     assert not silent, f"{command}: no help for {silent}"
 
 
+def _training_main(name: str):
+    return lambda argv: importlib.import_module(f"gofish_training.{name}").main(argv)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS]
+    + ["master_strength"]
+    + [pytest.param(name, marks=pytest.mark.torch) for name in ("train", "rllib_train")],
+)
+def test_the_help_shows_a_default_only_where_there_is_one(monkeypatch, command):
+    parsers = []
+
+    def keep_the_parser(self, args=None, namespace=None):
+        parsers.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", keep_the_parser)
+    mains = {"master_strength": master_strength.main} | {
+        name: _training_main(name) for name in ("train", "rllib_train")
+    }
+    with pytest.raises(SystemExit):
+        mains.get(command, COMMANDS.get(command))([])
+    help_text = " ".join(parsers[0].format_help().split())
+    assert "(default: None" not in help_text and "(default: [])" not in help_text
+    # A plain switch is off unless given; only a --name/--no-name pair says which holds.
+    pairs = sum(
+        isinstance(action, argparse.BooleanOptionalAction) and action.default is False
+        for action in parsers[0]._actions
+    )
+    assert help_text.count("(default: False)") == pairs
+
+
 # ---------------------------------------------------------------------- output paths
 
 
@@ -353,7 +386,7 @@ def test_output_problem_accepts_new_and_existing_paths(tmp_path):
 
 HELP_DEFAULTS = {
     "evaluate": ["(default: 200)", "(default: random,easy,normal,hard)", "(default: table)"],
-    "ladder": ["(default: 500)", "(default: 2,4)", "(default: None: print only)"],
+    "ladder": ["(default: 500)", "(default: 2,4)", "(default: print only)"],
     "tournament": ["(default: 200)", "(default: results/tournament)", "(default: 1000)"],
     "play": ["(default: 4)", "(default: table)", "(default: 0.0)"],
     "engine_speed": ["(default: 3.0)", "(default: 2,4,6)", "(default: best)"],
@@ -367,7 +400,7 @@ HELP_DEFAULTS = {
     "master_regret": ["(default: 2)", "(default: 1024,4096,8192)", "(default: 16384)"],
     "web_load": ["(default: 60)"],
     "replay": ["(default: the replay's name with .html)"],
-    "web": ["(default: 8000)", "(default: 1000)", "(default: None)"],
+    "web": ["(default: 8000)", "(default: 1000)", "(default: none saved)"],
 }
 
 

@@ -10,6 +10,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from gofish_env.cli import HelpFormatter
+
 
 def dataclass_parser(
     args_class: type, prog: str, description: str, suppress_defaults: bool = False
@@ -20,7 +22,7 @@ def dataclass_parser(
     parser = argparse.ArgumentParser(
         prog=prog,
         description=description,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
         argument_default=argparse.SUPPRESS if suppress_defaults else None,
     )
     for arg in dataclasses.fields(args_class):

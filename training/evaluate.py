@@ -25,6 +25,7 @@ from rich.table import Table
 
 from gofish_env.agent_files import AgentFileError
 from gofish_env.cli import (
+    HelpFormatter,
     check_count,
     check_cpu_levels,
     check_output,
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     parser = argparse.ArgumentParser(
         prog="gofish-evaluate",
         description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "model",
@@ -147,15 +148,14 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         "--json",
         type=Path,
         default=None,
-        help="also write the results to this JSON file, replaced if it exists "
-        "(default: %(default)s: no file)",
+        help="also write the results to this JSON file, replaced if it exists (default: no file)",
     )
     parser.add_argument(
         "--replays",
         type=Path,
         default=None,
         help="folder to save every game in as a replay file, a subfolder per CPU level "
-        "(default: %(default)s: none); gofish-replay FILE makes a page of one",
+        "(default: none); gofish-replay FILE makes a page of one",
     )
     args = parser.parse_args(argv)
 

@@ -42,7 +42,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from gofish_env.agent_files import AgentFileError, read_agent_rules
-from gofish_env.cli import check_count, check_output
+from gofish_env.cli import HelpFormatter, check_count, check_output
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.players import MODEL_PREFIX, player_label
 from gofish_env.replay import Replay, ReplayError
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="gofish-web",
         description=f"Play, watch and replay Go Fish in a web browser: a local server on {HOST}.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--port", type=int, default=8000, help="port; 0 for any free port")
     parser.add_argument(
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
         "--replays",
         default=None,
         help="folder to save every finished game in as a replay file (and, when the server "
-        "stops, the games still on); the page lists them",
+        "stops, the games still on); the page lists them (default: none saved)",
     )
     parser.add_argument("--max-tables", type=int, default=1000, help="tables kept at once")
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
