@@ -268,38 +268,25 @@ def test_the_search_flags_default_to_masters_settings_and_read_into_them():
     assert "rollouts" not in vars(args) and args.margin == 2.0
 
 
-@pytest.mark.parametrize(
-    "command",
-    [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS]
-    + ["master_strength"],
-)
-def test_every_flag_says_what_it_is_for(monkeypatch, command):
-    parsers = []
-
-    def keep_the_parser(self, args=None, namespace=None):
-        parsers.append(self)
-        raise SystemExit(0)
-
-    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", keep_the_parser)
-    main = master_strength.main if command == "master_strength" else COMMANDS[command]
-    with pytest.raises(SystemExit):
-        main([])
-    actions = parsers[0]._actions
-    silent = [action.option_strings or action.dest for action in actions if not action.help]
-    assert not silent, f"{command}: no help for {silent}"
-
-
 def _training_main(name: str):
     return lambda argv: importlib.import_module(f"gofish_training.{name}").main(argv)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS]
-    + ["master_strength"]
-    + [pytest.param(name, marks=pytest.mark.torch) for name in ("train", "rllib_train")],
-)
-def test_the_help_shows_a_default_only_where_there_is_one(monkeypatch, command):
+# Every command with a parser: COMMANDS, master_strength and the two training commands.
+PARSED = COMMANDS | {
+    "master_strength": master_strength.main,
+    "train": _training_main("train"),
+    "rllib_train": _training_main("rllib_train"),
+}
+PARSED_PARAMS = [pytest.param(command, marks=torch_marks(command)) for command in COMMANDS] + [
+    "master_strength",
+    pytest.param("train", marks=pytest.mark.torch),
+    pytest.param("rllib_train", marks=pytest.mark.torch),
+]
+
+
+def parser_of(monkeypatch, command: str) -> argparse.ArgumentParser:
+    """The parser ``command`` builds, caught as it parses (before any work)."""
     parsers = []
 
     def keep_the_parser(self, args=None, namespace=None):
@@ -307,17 +294,27 @@ def test_the_help_shows_a_default_only_where_there_is_one(monkeypatch, command):
         raise SystemExit(0)
 
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", keep_the_parser)
-    mains = {"master_strength": master_strength.main} | {
-        name: _training_main(name) for name in ("train", "rllib_train")
-    }
     with pytest.raises(SystemExit):
-        mains.get(command, COMMANDS.get(command))([])
-    help_text = " ".join(parsers[0].format_help().split())
+        PARSED[command]([])
+    return parsers[0]
+
+
+@pytest.mark.parametrize("command", PARSED_PARAMS)
+def test_every_flag_says_what_it_is_for(monkeypatch, command):
+    actions = parser_of(monkeypatch, command)._actions
+    silent = [action.option_strings or action.dest for action in actions if not action.help]
+    assert not silent, f"{command}: no help for {silent}"
+
+
+@pytest.mark.parametrize("command", PARSED_PARAMS)
+def test_the_help_shows_a_default_only_where_there_is_one(monkeypatch, command):
+    parser = parser_of(monkeypatch, command)
+    help_text = " ".join(parser.format_help().split())
     assert "(default: None" not in help_text and "(default: [])" not in help_text
     # A plain switch is off unless given; only a --name/--no-name pair says which holds.
     pairs = sum(
         isinstance(action, argparse.BooleanOptionalAction) and action.default is False
-        for action in parsers[0]._actions
+        for action in parser._actions
     )
     assert help_text.count("(default: False)") == pairs
 
