@@ -24,6 +24,7 @@ from gofish_env.actions import ActionCodec
 from gofish_env.cpus import make_cpu
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.vector import CompiledCPUs, VectorGame
+from gofish_env.vector import cpus as vector_cpus
 from gofish_env.vector.cpus import COMPILED_LEVELS
 
 LINEUPS = [
@@ -116,6 +117,32 @@ def test_levels_are_refused_by_name():
         ValueError, match="levels: got 'master'; allowed: random, easy, normal, hard, expert"
     ):
         CompiledCPUs(batch, "master")
+
+
+def test_levels_are_given_once_per_batch_per_seat_or_per_game_and_seat():
+    batch = VectorGame(Rules(players=3), 2)
+    codes = vector_cpus.LEVEL_CODES
+    players = CompiledCPUs(batch, "hard")
+    assert (players.state.level == codes["hard"]).all()
+    players.set_levels(["easy", None, "expert"])
+    expected_row = [codes["easy"], vector_cpus.NOT_COMPILED, codes["expert"]]
+    assert players.state.level.tolist() == [expected_row, expected_row]
+    players.set_levels([["random", "normal", "hard"], ["expert", "easy", None]])
+    assert players.state.level.tolist() == [
+        [codes["random"], codes["normal"], codes["hard"]],
+        [codes["expert"], codes["easy"], vector_cpus.NOT_COMPILED],
+    ]
+
+
+def test_levels_of_the_wrong_shape_or_name_are_refused_and_change_nothing():
+    batch = VectorGame(Rules(players=3), 2)
+    players = CompiledCPUs(batch, "hard")
+    before = players.state.level.copy()
+    with pytest.raises(ValueError, match=r"levels: got shape \(2,\); allowed: one level, one per"):
+        players.set_levels(["easy", "hard"])
+    with pytest.raises(ValueError, match="levels: got 'master'"):
+        players.set_levels(["easy", "master", "hard"])
+    assert (players.state.level == before).all()
 
 
 # ------------------------------------------------------------------------------ no leak

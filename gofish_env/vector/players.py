@@ -41,8 +41,17 @@ class CompiledCPUs:
 
     def set_levels(self, levels) -> None:
         shape = (self.batch.num_games, self.batch.players)
-        names = np.broadcast_to(np.asarray(levels, dtype=object), shape)
-        codes = np.full(shape, cpus.NOT_COMPILED, np.int64)
+        names = np.asarray(levels, dtype=object)
+        try:
+            np.broadcast_shapes(names.shape, shape)
+        except ValueError:
+            raise ValueError(
+                f"levels: got shape {names.shape}; allowed: one level, one per seat "
+                f"({shape[1]},) or one per game and seat {shape}"
+            ) from None
+        # Each name given is read once, then broadcast: one level for a whole batch costs
+        # one lookup, not one per game and seat.
+        codes = np.full(names.shape, cpus.NOT_COMPILED, np.int64)
         for index, name in np.ndenumerate(names):
             if name is None:
                 continue
@@ -57,7 +66,7 @@ class CompiledCPUs:
                     f"batch does not keep)"
                 )
             codes[index] = cpus.LEVEL_CODES[name]
-        self.state.level[:] = codes
+        self.state.level[:] = np.broadcast_to(codes, shape)
 
     def reset(self, games: Sequence[int] | np.ndarray | None = None, seeds=None) -> None:
         """A new game at ``games`` (default all): plans forgotten, generators reseeded from
