@@ -18,7 +18,6 @@ import numpy as np
 
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.cpus import LIKELY_HIT, MAY_HIT, RECENT_ASKS, SURE_CATCH, SURE_HIT, ExpertCPU
-from gofish_env.knowledge import opponent_bounds_kernel
 from gofish_env.vector.engine import below, seed_state, uniform
 from gofish_env.vector.structs import borrowing_builder, struct_types
 from gofish_env.vector.views import legal_actions, legal_ask_at, legal_sets, true_hands
@@ -135,9 +134,43 @@ def extra_size(K):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def choose(S, K, C, g, seat, legal, starts, ranks, extra):
-    """The action the compiled CPU at ``seat`` of game ``g`` (the seat to move) takes.
-    ``legal``, ``starts``, ``ranks`` and ``extra`` are scratch (``Scratch``)."""
+def level_work(players, ranks, actions):
+    """The arrays ``_hard`` and ``_expert`` work in: the opponents' bounds, proved and assumed, and
+    room for their true hands [5, P - 1, R]; the bounds by absolute seat and an assumed
+    ``most`` [3, P, R]; the bounds' scratch; the unseen cards [R]; the fit's fill and caps
+    [2, P + 1, R], its row targets [P + 1], the free cards and column factors [2, R]; the
+    scores [A]."""
+    return (
+        np.empty((5, players - 1, ranks), np.int64),
+        np.empty((3, players, ranks), np.int64),
+        np.empty(sure_hit_scratch_size(players, ranks), np.int64),
+        np.empty(ranks, np.int64),
+        np.empty((2, players + 1, ranks)),
+        np.empty(players + 1),
+        np.empty((2, ranks)),
+        np.empty(actions),
+    )
+
+
+@numba.njit(cache=True, error_model="numpy")
+def choice_work(K):
+    """The arrays ``choose`` works in, made once for a batch rather than at every decision
+    (small as they are, ``expert`` made sixteen a decision): the legal actions, their
+    groups' starts and ranks, the candidates (``extra_size``) and ``level_work``."""
+    return (
+        np.empty(K.actions, np.int64),
+        np.empty(K.actions + 1, np.int64),
+        np.empty(K.actions + 1, np.int64),
+        np.empty(extra_size(K), np.int64),
+        level_work(K.players, K.ranks, K.actions),
+    )
+
+
+@numba.njit(cache=True, error_model="numpy")
+def choose(S, K, C, g, seat, work):
+    """The action the compiled CPU at ``seat`` of game ``g`` (the seat to move) takes,
+    working in ``work`` (``choice_work``)."""
+    legal, starts, ranks, extra = work[0], work[1], work[2], work[3]
     level = C.level[g, seat]
     rng = C.rng
     stream = g * K.players + seat
@@ -150,8 +183,8 @@ def choose(S, K, C, g, seat, legal, starts, ranks, extra):
     if level == 2:
         return _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, extra)
     if level == 3:
-        return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
-    return _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra)
+        return _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work[4])
+    return _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work[4])
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -311,13 +344,13 @@ def _normal(S, K, g, seat, rng, stream, legal, count, starts, ranks, groups, ext
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
-    """``HardCPU.choose``: the knowledge bounds the seat deduces, best score first."""
+def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work):
+    """``HardCPU.choose``: the knowledge bounds the seat deduces, best score first; working
+    in ``work`` (``level_work``)."""
     players = K.players
     own = S.counts[g, seat]
-    low = np.empty((players - 1, K.ranks), np.int64)
-    high = np.empty((players - 1, K.ranks), np.int64)
-    opponent_bounds_kernel(
+    low, high, scratch = work[0][0], work[0][1], work[2]
+    opponent_bounds_into(
         S.least[g],
         S.most[g],
         S.sizes[g],
@@ -329,6 +362,7 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
         seat,
         low,
         high,
+        scratch,
     )
     best = extra
     size = 0
@@ -425,15 +459,18 @@ def _row_sum(values, ranks):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def expert_chances(sizes, pool, unseen, seat, low, high, chance):
-    """``ExpertCPU.hit_chances`` into ``chance`` [P, R]: each seat's chance to hold a rank,
-    from the bounds ``low`` / ``high`` [P, R] (absolute seats) by the same iterative
-    proportional fit, in the same order of operations."""
+def expert_fit(sizes, pool, unseen, seat, low, high, fill, free, caps, rows, factors):
+    """``ExpertCPU.spread`` into ``fill`` [P + 1, R] (the pool last) and ``free`` [R]: the
+    expected unexplained cards of each rank at each seat, from the bounds ``low`` / ``high``
+    [P, R] (absolute seats), by the same iterative proportional fit in the same order of
+    operations. ``caps`` [P + 1, R], ``rows`` [P + 1] and ``factors`` [R] are scratch;
+    ``expert_chance`` reads a seat's hit chance from the fit."""
     players, ranks = low.shape
-    fill = np.zeros((players + 1, ranks))
-    caps = np.zeros((players + 1, ranks))
-    rows = np.zeros(players + 1)
-    free = np.zeros(ranks)
+    for s in range(players + 1):
+        rows[s] = 0.0
+        for r in range(ranks):
+            fill[s, r] = 0.0
+            caps[s, r] = 0.0
     for r in range(ranks):
         held = 0
         for s in range(players):
@@ -462,41 +499,48 @@ def expert_chances(sizes, pool, unseen, seat, low, high, chance):
             factor = rows[s] / total if total > 0 else 0.0
             for r in range(ranks):
                 fill[s, r] *= factor
+        # Column by column as numpy adds them (row after row), walked row by row so that
+        # the loops run along memory.
         for r in range(ranks):
-            total = 0.0
-            for s in range(players + 1):
-                total += fill[s, r]
-            factor = free[r] / total if total > 0 else 0.0
-            for s in range(players + 1):
-                fill[s, r] = min(fill[s, r] * factor, caps[s, r])
-    for s in range(players):
+            factors[r] = 0.0
+        for s in range(players + 1):
+            for r in range(ranks):
+                factors[r] += fill[s, r]
         for r in range(ranks):
-            if s == seat:
-                chance[s, r] = 0.0
-            elif low[s, r] > 0:
-                chance[s, r] = 1.0
-            elif high[s, r] > 0:
-                share = fill[s, r] / free[r] if free[r] > 0 else 0.0
-                chance[s, r] = 1.0 - (1.0 - min(max(share, 0.0), 1.0)) ** free[r]
-            else:
-                chance[s, r] = 0.0
+            total = factors[r]
+            factors[r] = free[r] / total if total > 0 else 0.0
+        for s in range(players + 1):
+            for r in range(ranks):
+                fill[s, r] = min(fill[s, r] * factors[r], caps[s, r])
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def expert_chance(low, high, fill, free, seat, target, rank):
+    """``ExpertCPU.hit_chances``' chance that ``target`` holds a card of ``rank``, from
+    ``expert_fit``'s ``fill`` and ``free`` (0 for the seat itself)."""
+    if target == seat:
+        return 0.0
+    if low[target, rank] > 0:
+        return 1.0
+    if high[target, rank] > 0:
+        share = fill[target, rank] / free[rank] if free[rank] > 0 else 0.0
+        return 1.0 - (1.0 - min(max(share, 0.0), 1.0)) ** free[rank]
+    return 0.0
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
-    """``ExpertCPU.choose``: the sure-hit bounds, the fitted hit chances, the scores."""
+def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work):
+    """``ExpertCPU.choose``: the sure-hit bounds, the fitted hit chances, the scores;
+    working in ``work`` (``level_work``)."""
     if groups == 1 and not K.card_asks:
         return legal[starts[0]]
     players, R = K.players, K.ranks
     own = S.counts[g, seat]
     opponents = players - 1
-    proved = np.empty((opponents, R), np.int64)
-    possible = np.empty((opponents, R), np.int64)
-    assumed_low = np.empty((opponents, R), np.int64)
-    assumed_high = np.empty((opponents, R), np.int64)
-    work = np.empty(sure_hit_scratch_size(players, R), np.int64)
+    bounds, by_seat, scratch, unseen, fit, rows, columns, scores = work
+    proved, possible, assumed_low, assumed_high = bounds[0], bounds[1], bounds[2], bounds[3]
     args = (S.sizes[g], own, S.unlaid[g], S.hand_cap, S.pool_len[g], K.max_copies, seat)
-    opponent_bounds_into(S.least[g], S.most[g], *args, proved, possible, work)
+    opponent_bounds_into(S.least[g], S.most[g], *args, proved, possible, scratch)
     sure_hit_bounds_into(
         S.least[g],
         S.most[g],
@@ -506,41 +550,21 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
         possible,
         assumed_low,
         assumed_high,
-        np.empty((players, R), np.int64),
-        work,
+        by_seat[2],
+        scratch,
         # Not read for the bounds: the true hands only spare a flow check whose answer
         # they prove (as in the observation).
-        true_hands(S, K, g, seat, np.empty((opponents, R), np.int64)),
+        true_hands(S, K, g, seat, bounds[4]),
     )
-    low = np.empty((players, R), np.int64)  # absolute seats, the own row exact
-    high = np.empty((players, R), np.int64)
-    for offset in range(opponents):
-        target = (seat + 1 + offset) % players
-        low[target] = assumed_low[offset]
-        high[target] = assumed_high[offset]
-    low[seat] = own
-    high[seat] = own
-    pool = S.pool_len[g]
-    unseen = np.empty(R, np.int64)
-    for r in range(R):
-        unseen[r] = S.unlaid[g, r] - own[r]
-    chance = np.empty((players, R))
-    expert_chances(S.sizes[g], pool, unseen, seat, low, high, chance)
-    endgame = 0.0
-    if K.expert_endgame and pool:
-        holding = 0
-        for other in range(players):
-            if other != seat and S.sizes[g, other]:
-                holding += 1
-        if holding == 1:
-            endgame = ENDGAME_WEIGHT * ENDGAME_DECAY ** float(pool - 1)  # as Python's pow
     tiebreak = K.expert_tiebreak
-    scores = np.empty(groups)
     top = -np.inf
+    # Asks that hit for sure if the others take sure hits are scored first. No other ask
+    # can score above ``reach`` (a hit chance is at most 1, the endgame only subtracts):
+    # where that is below the top, none of them can be chosen, so the fit is not made.
+    reach = -np.inf
     for k in range(groups):
         offset = legal[starts[k]] // K.ask_count
         rank = ranks[k]
-        target = (seat + 1 + offset) % players
         held = own[rank]
         assumed = assumed_low[offset, rank]
         if assumed:  # a sure hit if the others take sure hits; proved, or not (tier)
@@ -548,17 +572,50 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
             if held + assumed >= K.set_size:
                 bonus = SURE_CATCH + S.rank_points[rank] * tiebreak
             tier = SURE_HIT if proved[offset, rank] else LIKELY_HIT
-            score = tier + bonus + held + assumed
+            scores[k] = tier + bonus + held + assumed
+            top = max(top, scores[k])
         else:
-            hit = chance[target, rank]
-            score = held + HIT_WEIGHT * hit + S.rank_points[rank] * tiebreak
+            most = held + HIT_WEIGHT + S.rank_points[rank] * tiebreak
+            if assumed_high[offset, rank] > 0:
+                most += MAY_HIT
+            reach = max(reach, most)
+            scores[k] = -np.inf
+    if reach > top - TIE:
+        low, high = by_seat[0], by_seat[1]  # absolute seats, the own row exact
+        for offset in range(opponents):
+            target = (seat + 1 + offset) % players
+            low[target] = assumed_low[offset]
+            high[target] = assumed_high[offset]
+        low[seat] = own
+        high[seat] = own
+        pool = S.pool_len[g]
+        for r in range(R):
+            unseen[r] = S.unlaid[g, r] - own[r]
+        fill, free = fit[0], columns[0]
+        expert_fit(S.sizes[g], pool, unseen, seat, low, high, fill, free, fit[1], rows, columns[1])
+        endgame = 0.0
+        if K.expert_endgame and pool:
+            holding = 0
+            for other in range(players):
+                if other != seat and S.sizes[g, other]:
+                    holding += 1
+            if holding == 1:
+                endgame = ENDGAME_WEIGHT * ENDGAME_DECAY ** float(pool - 1)  # as Python's pow
+        for k in range(groups):
+            offset = legal[starts[k]] // K.ask_count
+            rank = ranks[k]
+            if assumed_low[offset, rank]:
+                continue
+            target = (seat + 1 + offset) % players
+            hit = expert_chance(low, high, fill, free, seat, target, rank)
+            score = own[rank] + HIT_WEIGHT * hit + S.rank_points[rank] * tiebreak
             if assumed_high[offset, rank] > 0:
                 score += MAY_HIT
             if endgame:
                 plain_miss = (1.0 - hit) * max(0.0, 1.0 - unseen[rank] / pool)
                 score -= endgame * plain_miss
-        scores[k] = score
-        top = max(top, score)
+            scores[k] = score
+            top = max(top, score)
     best = extra
     size = 0
     for k in range(groups):
@@ -572,16 +629,13 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra):
 def choose_all(S, K, C, actions):
     """``actions[g]``: the choice of the compiled CPU to move in each live game (-1 where
     the game is over or the seat to move is not a compiled CPU)."""
-    legal = np.empty(K.actions, np.int64)
-    starts = np.empty(K.actions + 1, np.int64)
-    ranks = np.empty(K.actions + 1, np.int64)
-    extra = np.empty(extra_size(K), np.int64)
+    work = choice_work(K)
     for g in range(actions.shape[0]):
         seat = S.current[g]
         if S.over[g] or C.level[g, seat] < 0:
             actions[g] = -1
         else:
-            actions[g] = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+            actions[g] = choose(S, K, C, g, seat, work)
 
 
 @numba.njit(cache=True, error_model="numpy")

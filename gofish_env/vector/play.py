@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from gofish_env.vector import engine
-from gofish_env.vector.cpus import choose, extra_size, random_ask
+from gofish_env.vector.cpus import choice_work, choose, random_ask
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -71,10 +71,7 @@ def play_opponents(S, K, C, active, learner, max_asks, weights, zero_sum, reward
     """In every active game, the compiled CPUs move until seat ``learner[g]`` is to move,
     the game ends, or it reaches ``max_asks`` asks. Returns a mask of the games stopped at
     a seat no compiled CPU plays (a Python player's turn)."""
-    legal = np.empty(K.actions, np.int64)
-    starts = np.empty(K.actions + 1, np.int64)
-    ranks = np.empty(K.actions + 1, np.int64)
-    extra = np.empty(extra_size(K), np.int64)
+    work = choice_work(K)
     scratch = np.empty(K.players, np.float64)
     waiting = np.zeros(active.shape[0], np.bool_)
     for g in range(active.shape[0]):
@@ -85,7 +82,7 @@ def play_opponents(S, K, C, active, learner, max_asks, weights, zero_sum, reward
             if C.level[g, seat] < 0:
                 waiting[g] = True
                 break
-            action = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+            action = choose(S, K, C, g, seat, work)
             target, wanted = engine.action_ask(K, seat, action)
             engine.ask(S, K, g, target, wanted)
             collect(S, K, g, learner[g], weights, zero_sum, rewards, components, scratch)
@@ -130,10 +127,7 @@ def play_out(S, K, C, active, max_asks, decisions):
     """The compiled CPUs play every active game on until it ends, reaches ``max_asks``
     asks, or a seat no compiled CPU plays is to move (no rewards are collected). Each ask
     is counted in ``decisions[g, seat]``."""
-    legal = np.empty(K.actions, np.int64)
-    starts = np.empty(K.actions + 1, np.int64)
-    ranks = np.empty(K.actions + 1, np.int64)
-    extra = np.empty(extra_size(K), np.int64)
+    work = choice_work(K)
     for g in range(active.shape[0]):
         if not active[g]:
             continue
@@ -145,7 +139,7 @@ def play_out(S, K, C, active, max_asks, decisions):
             if level == 0:
                 target, wanted = random_ask(S, K, C, g, seat)
             else:
-                action = choose(S, K, C, g, seat, legal, starts, ranks, extra)
+                action = choose(S, K, C, g, seat, work)
                 target, wanted = engine.action_ask(K, seat, action)
             engine.ask(S, K, g, target, wanted)
             decisions[g, seat] += 1
