@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import random
 
+import numba
 import numpy as np
 import pytest
 from test_no_leak import CASES, alternative_worlds, make_scenario
@@ -236,3 +237,46 @@ def test_the_compiled_expert_adds_a_row_in_numpys_order():
     values = rng.random((2000, 13))
     running = np.cumsum(values, axis=1)[:, -1]
     assert (running != values.sum(axis=1)).any()
+
+
+def compiled_hit_chances(view) -> np.ndarray:
+    """``vector.cpus.expert_fit`` and ``expert_chance`` at every seat and rank of ``view``,
+    from the bounds ``ExpertCPU.scores`` reads."""
+    low = np.asarray(view.least_if_sure_hits, np.int64)
+    high = np.asarray(view.most_if_sure_hits, np.int64)
+    players, ranks = low.shape
+    unseen = np.asarray(view.unseen, np.int64)
+    fill, caps = np.empty((players + 1, ranks)), np.empty((players + 1, ranks))
+    free, factors, rows = np.empty(ranks), np.empty(ranks), np.empty(players + 1)
+    sizes = np.asarray(view.hand_sizes, np.int64)
+    args = (sizes, view.pool_size, unseen, view.seat, low, high, fill, free, caps, rows, factors)
+    vector_cpus.expert_fit(*args)
+    chance = np.empty((players, ranks))
+    for target in range(players):
+        for rank in range(ranks):
+            chance[target, rank] = chance_at(low, high, fill, free, view.seat, target, rank)
+    return chance
+
+
+@numba.njit(cache=True)
+def chance_at(low, high, fill, free, seat, target, rank):
+    return vector_cpus.expert_chance(low, high, fill, free, seat, target, rank)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_the_compiled_hit_chances_equal_the_python_ones_to_the_bit(players):
+    """The compiled fit (its columns added row by row, along memory) gives
+    ``ExpertCPU.hit_chances`` exactly, at every decision of whole games: the choices can
+    only agree everywhere if the chances do."""
+    from gofish_env.evaluation.positions import played_decisions
+
+    expert = make_cpu("expert", 0)
+    compared = 0
+    for seed in range(3):
+        cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
+        for _, view, _ in played_decisions(Rules(players=players), seed, cpus):
+            low, high = view.least_if_sure_hits, view.most_if_sure_hits
+            python = expert.hit_chances(view, low, high)
+            assert np.array_equal(compiled_hit_chances(view), python)
+            compared += 1
+    assert compared > 100
