@@ -135,11 +135,11 @@ def extra_size(K):
 
 @numba.njit(cache=True, error_model="numpy")
 def level_work(players, ranks, actions):
-    """The arrays ``_hard`` and ``_expert`` work in: the opponents' bounds, proved and assumed, and
-    room for their true hands [5, P - 1, R]; the bounds by absolute seat and an assumed
-    ``most`` [3, P, R]; the bounds' scratch; the unseen cards [R]; the fit's fill and caps
-    [2, P + 1, R], its row targets [P + 1], the free cards and column factors [2, R]; the
-    scores [A]."""
+    """The arrays ``_hard`` and ``_expert`` work in: the opponents' bounds, proved and
+    assumed, and room for their true hands [5, P - 1, R]; the bounds by absolute seat and
+    an assumed ``most`` [3, P, R]; the bounds' scratch; the unseen cards [R]; the fit's
+    fill and caps [2, P + 1, R], its row targets [P + 1], the free cards and column
+    factors [2, R]; the scores [A]."""
     return (
         np.empty((5, players - 1, ranks), np.int64),
         np.empty((3, players, ranks), np.int64),
