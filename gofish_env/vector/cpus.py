@@ -581,13 +581,11 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
             reach = max(reach, most)
             scores[k] = -np.inf
     if reach > top - TIE:
-        low, high = by_seat[0], by_seat[1]  # absolute seats, the own row exact
+        low, high = by_seat[0], by_seat[1]  # absolute seats (the fit skips the own row)
         for offset in range(opponents):
             target = (seat + 1 + offset) % players
             low[target] = assumed_low[offset]
             high[target] = assumed_high[offset]
-        low[seat] = own
-        high[seat] = own
         pool = S.pool_len[g]
         for r in range(R):
             unseen[r] = S.unlaid[g, r] - own[r]
