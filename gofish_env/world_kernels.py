@@ -59,35 +59,80 @@ def uniform(state):
 
 
 @numba.njit(cache=True)
-def timeline_violations(seat, rank, assign, dealt_counts, ops, op_start, set_size, first_only):
-    """How far the counts of ``rank`` in ``seat``'s hand stray from its history: 0 when
-    they follow it (``first_only``: stop at the first violation, returning 1)."""
+def rank_timelines(ops, op_start, ranks):
+    """Each (seat, rank) history's own operations (``timeline_violations`` reads them): the
+    seat's draws and its operations on that rank, in order, after a first row that changes
+    nothing. A row's last column counts the group ends from it to the next row: the count
+    cannot change between two rows, so a full hand is counted as often as in the whole
+    list. The lines of (seat, rank) are ``lines[line_start[seat * ranks + rank]:
+    line_start[seat * ranks + rank + 1]]``."""
+    seats = op_start.size - 1
+    line_start = np.zeros(seats * ranks + 1, np.int64)
+    per_rank = np.zeros(ranks, np.int64)
+    total = 0
+    for seat in range(seats):
+        per_rank[:] = 0
+        draws = 0
+        for i in range(op_start[seat], op_start[seat + 1]):
+            if ops[i, 0] == DRAW:
+                draws += 1
+            elif _counted(ops[i, 0]):
+                per_rank[ops[i, 1]] += 1
+        for rank in range(ranks):
+            line_start[seat * ranks + rank] = total
+            total += 1 + draws + per_rank[rank]
+    line_start[seats * ranks] = total
+    lines = np.zeros((total, 4), np.int64)
+    for seat in range(seats):
+        for rank in range(ranks):
+            row = line_start[seat * ranks + rank]
+            lines[row, 0], lines[row, 1] = DEALT, -1
+            for i in range(op_start[seat], op_start[seat + 1]):
+                kind = ops[i, 0]
+                if kind == DRAW or (_counted(kind) and ops[i, 1] == rank):
+                    row += 1
+                    lines[row, 0], lines[row, 1], lines[row, 2] = kind, ops[i, 1], ops[i, 2]
+                lines[row, 3] += ops[i, 3]
+    return lines, line_start
+
+
+@numba.njit(cache=True)
+def _counted(kind):
+    """Whether an operation on a rank bears on that rank's count (``MOST`` does not)."""
+    return kind in (GAIN, CATCH, HAS, NONE, GIVE)
+
+
+@numba.njit(cache=True)
+def timeline_violations(seat, rank, assign, dealt_counts, lines, line_start, set_size, first_only):
+    """How far the counts of ``rank`` in ``seat``'s hand stray from its history (its
+    ``rank_timelines`` lines): 0 when they follow it (``first_only``: stop at the first
+    violation, returning 1)."""
     count = dealt_counts[seat, rank]
+    line = seat * dealt_counts.shape[1] + rank
     bad = 0
-    for i in range(op_start[seat], op_start[seat + 1]):
-        kind, op_rank, value = ops[i, 0], ops[i, 1], ops[i, 2]
+    for i in range(line_start[line], line_start[line + 1]):
+        kind, value = lines[i, 0], lines[i, 2]
         if kind == DRAW:
             if assign[value] == rank:
                 count += 1
-        elif op_rank == rank:
-            if kind == GAIN:
-                count += value
-            elif kind == CATCH:
-                if count < set_size:
-                    bad += set_size - count
-                count -= set_size
-            elif kind == HAS:
-                if count < 1:
-                    bad += 1 - count
-            elif kind == NONE:
-                if count != 0:
-                    bad += abs(count)
-            elif kind == GIVE:
-                if count != value:
-                    bad += abs(count - value)
-                count = 0
-        if ops[i, 3] and count >= set_size:
-            bad += count - set_size + 1
+        elif kind == GAIN:
+            count += value
+        elif kind == CATCH:
+            if count < set_size:
+                bad += set_size - count
+            count -= set_size
+        elif kind == HAS:
+            if count < 1:
+                bad += 1 - count
+        elif kind == NONE:
+            if count != 0:
+                bad += abs(count)
+        elif kind == GIVE:
+            if count != value:
+                bad += abs(count - value)
+            count = 0
+        if lines[i, 3] and count >= set_size:
+            bad += lines[i, 3] * (count - set_size + 1)
         if bad and first_only:
             return 1
     return bad
@@ -107,7 +152,7 @@ def _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt):
 
 @numba.njit(cache=True)
 def _affected_violations(
-    i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, first_only
+    i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, first_only
 ):
     """Violations of the (seat, rank) histories a swap of slots i and j touches."""
     a, b = assign[i], assign[j]
@@ -120,7 +165,7 @@ def _affected_violations(
             continue  # both slots in one hand: its two ranks are counted once
         for rank in (a, b):
             bad += timeline_violations(
-                seat, rank, assign, dealt_counts, ops, op_start, set_size, first_only
+                seat, rank, assign, dealt_counts, lines, line_start, set_size, first_only
             )
             if bad and first_only:
                 return bad
@@ -128,14 +173,14 @@ def _affected_violations(
 
 
 @numba.njit(cache=True)
-def total_violations(assign, dealt_counts, ops, op_start, slot_rank_forbidden, set_size):
+def total_violations(assign, dealt_counts, lines, line_start, slot_rank_forbidden, set_size):
     """Every history's violations, and a point for each private draw of the rank asked."""
     seats, ranks = dealt_counts.shape
     bad = 0
     for seat in range(seats):
         for rank in range(ranks):
             bad += timeline_violations(
-                seat, rank, assign, dealt_counts, ops, op_start, set_size, False
+                seat, rank, assign, dealt_counts, lines, line_start, set_size, False
             )
     for slot in range(assign.size):
         if assign[slot] == slot_rank_forbidden[slot]:
@@ -147,8 +192,8 @@ def total_violations(assign, dealt_counts, ops, op_start, slot_rank_forbidden, s
 def find_consistent(
     assign,
     dealt_counts,
-    ops,
-    op_start,
+    lines,
+    line_start,
     slot_seat,
     slot_dealt,
     slot_rank_forbidden,
@@ -164,7 +209,7 @@ def find_consistent(
     some random moves to leave local minima. Returns the moves used, or -1 if ``max_moves``
     were not enough (the caller starts afresh from another ``greedy_fill``)."""
     seats, ranks = dealt_counts.shape
-    total = total_violations(assign, dealt_counts, ops, op_start, slot_rank_forbidden, set_size)
+    total = total_violations(assign, dealt_counts, lines, line_start, slot_rank_forbidden, set_size)
     bad_pairs = np.empty((seats * ranks + free.size, 2), np.int64)
     for move in range(max_moves):
         if total == 0:
@@ -174,7 +219,7 @@ def find_consistent(
         for seat in range(seats):
             for rank in range(ranks):
                 if timeline_violations(
-                    seat, rank, assign, dealt_counts, ops, op_start, set_size, True
+                    seat, rank, assign, dealt_counts, lines, line_start, set_size, True
                 ):
                     bad_pairs[found, 0] = seat
                     bad_pairs[found, 1] = rank
@@ -208,8 +253,8 @@ def find_consistent(
                 j,
                 assign,
                 dealt_counts,
-                ops,
-                op_start,
+                lines,
+                line_start,
                 slot_seat,
                 slot_dealt,
                 slot_rank_forbidden,
@@ -232,16 +277,16 @@ CANDIDATES = 12  # swaps weighed per move
 
 @numba.njit(cache=True)
 def _swap_delta(
-    i, j, assign, dealt_counts, ops, op_start, slot_seat, slot_dealt, forbidden, set_size
+    i, j, assign, dealt_counts, lines, line_start, slot_seat, slot_dealt, forbidden, set_size
 ):
     """How many violations a swap of slots i and j adds (negative: removes)."""
     before = _affected_violations(
-        i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, False
+        i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, False
     )
     before += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
     _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
     after = _affected_violations(
-        i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, False
+        i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, False
     )
     after += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
     _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
@@ -273,7 +318,8 @@ def _random_slot(label, wanted, rank, holding, assign, free, state):
 def seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts):
     """How far ``seat``'s asks marked ``MOST`` stray from asking the rank it held most of:
     at each, the cards by which other ranks outnumbered the rank asked (``counts`` is a
-    scratch row of ranks)."""
+    scratch row of ranks). ``ops`` may leave out what does not change a count (``HAS``,
+    ``NONE``): ``HistoryModel.energy_ops``."""
     counts[:] = dealt_counts[seat]
     energy = 0
     for i in range(op_start[seat], op_start[seat + 1]):
@@ -294,23 +340,13 @@ def seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts):
 
 
 @numba.njit(cache=True)
-def _pair_energy(i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts):
-    """The energy of the hands slots i and j are in (each hand once; the pool has none)."""
-    energy = 0
-    for slot in (i, j):
-        seat = slot_seat[slot]
-        if seat == NO_SEAT or (slot == j and seat == slot_seat[i]):
-            continue
-        energy += seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts)
-    return energy
-
-
-@numba.njit(cache=True)
 def walk(
     assign,
     dealt_counts,
-    ops,
-    op_start,
+    lines,
+    line_start,
+    energy_ops,
+    energy_start,
     slot_seat,
     slot_dealt,
     slot_rank_forbidden,
@@ -327,18 +363,25 @@ def walk(
     or the pool); keep the swap if the world stays consistent. The proposal is symmetric
     and every consistent world has the same target weight, so the chain leaves the uniform
     distribution over consistent worlds (slot by slot) unchanged. With ``beta`` > 0 a world
-    is weighted ``exp(-beta * energy)`` (``seat_energy``), and a consistent swap is kept
-    with the Metropolis chance. Returns swaps kept."""
+    is weighted ``exp(-beta * energy)`` (``seat_energy``, reading ``energy_ops``: the
+    operations it counts), and a consistent swap is kept with the Metropolis chance.
+    Returns swaps kept."""
     kept = 0
     counts = np.zeros(dealt_counts.shape[1], np.int64)
-    # Which hands have weighed asks (index seat + 1; 0 is the pool): the others' swaps are
-    # kept or refused by the constraints alone.
-    weighed = np.zeros(op_start.size, np.bool_)
+    # Per hand (index seat + 1; 0 is the pool): whether it has weighed asks (the others'
+    # swaps are kept or refused by the constraints alone), and its energy now.
+    seats = energy_start.size - 1
+    weighed = np.zeros(seats + 1, np.bool_)
+    energy = np.zeros(seats + 1, np.int64)
     if beta > 0:
-        for seat in range(op_start.size - 1):
-            for k in range(op_start[seat], op_start[seat + 1]):
-                if ops[k, 0] == MOST:
+        for seat in range(seats):
+            for k in range(energy_start[seat], energy_start[seat + 1]):
+                if energy_ops[k, 0] == MOST:
                     weighed[seat + 1] = True
+            if weighed[seat + 1]:
+                energy[seat + 1] = seat_energy(
+                    seat, assign, dealt_counts, energy_ops, energy_start, set_size, counts
+                )
     for _ in range(steps):
         i = movers[below(state, movers.size)]
         j = free[below(state, free.size)]
@@ -351,21 +394,31 @@ def walk(
             continue  # two cards of one dealt hand: the same counts
         _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         if _affected_violations(
-            i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, True
+            i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, True
         ):
             _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
             continue
-        if beta > 0 and (weighed[slot_seat[i] + 1] or weighed[slot_seat[j] + 1]):
-            after = _pair_energy(
-                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
-            )
-            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
-            rise = after - _pair_energy(
-                i, j, assign, dealt_counts, ops, op_start, slot_seat, set_size, counts
-            )
+        hand_i, hand_j = slot_seat[i] + 1, slot_seat[j] + 1
+        weigh_i, weigh_j = weighed[hand_i], weighed[hand_j] and hand_j != hand_i
+        if beta > 0 and (weigh_i or weigh_j):
+            rise, after_i, after_j = 0, 0, 0
+            if weigh_i:
+                after_i = seat_energy(
+                    hand_i - 1, assign, dealt_counts, energy_ops, energy_start, set_size, counts
+                )
+                rise += after_i - energy[hand_i]
+            if weigh_j:
+                after_j = seat_energy(
+                    hand_j - 1, assign, dealt_counts, energy_ops, energy_start, set_size, counts
+                )
+                rise += after_j - energy[hand_j]
             if rise > 0 and uniform(state) >= np.exp(-beta * rise):
+                _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
                 continue
-            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
+            if weigh_i:
+                energy[hand_i] = after_i
+            if weigh_j:
+                energy[hand_j] = after_j
         kept += 1
     return kept
 
@@ -395,8 +448,10 @@ def shuffle_pool(assign, pool_slots, state, out):
 def sample_worlds(
     assign,
     dealt_counts,
-    ops,
-    op_start,
+    lines,
+    line_start,
+    energy_ops,
+    energy_start,
     slot_seat,
     slot_dealt,
     slot_rank_forbidden,
@@ -424,8 +479,10 @@ def sample_worlds(
             walk(
                 assign,
                 dealt_counts,
-                ops,
-                op_start,
+                lines,
+                line_start,
+                energy_ops,
+                energy_start,
                 slot_seat,
                 slot_dealt,
                 slot_rank_forbidden,
@@ -452,6 +509,8 @@ def greedy_fill(
     budget,
     ops,
     op_start,
+    lines,
+    line_start,
     slot_seat,
     slot_op,
     slot_dealt,
@@ -528,7 +587,7 @@ def greedy_fill(
                 if slot_dealt[slot]:
                     dealt_counts[seat, rank] += 1
                 bad = timeline_violations(
-                    seat, rank, assign, dealt_counts, ops, op_start, set_size, False
+                    seat, rank, assign, dealt_counts, lines, line_start, set_size, False
                 )
                 if slot_dealt[slot]:
                     dealt_counts[seat, rank] -= 1

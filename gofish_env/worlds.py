@@ -92,6 +92,10 @@ class HistoryModel:
     group_ranks: list[np.ndarray]  # the ranks each group's free slots hold, as a multiset
     ops: np.ndarray  # [n, 4]: kind, rank, value (count or slot), ends a group
     op_start: np.ndarray  # seat s's operations are ops[op_start[s]:op_start[s + 1]]
+    lines: np.ndarray  # each (seat, rank) history's own operations (``rank_timelines``)
+    line_start: np.ndarray
+    energy_ops: np.ndarray  # the operations ``seat_energy`` reads, per seat as ``ops``
+    energy_start: np.ndarray
     change: np.ndarray  # [seats, ranks]: received - handed over - laid, per seat
     first_player: int
     deal_catches: tuple[tuple[int, ...], ...]
@@ -204,8 +208,16 @@ def build_model(
     for _ in range(view.pool_size):
         new_slot(kernels.NO_SEAT, False)
 
-    flat = [op for seat_ops in ops for op in seat_ops]
+    flat = np.array([op for seat_ops in ops for op in seat_ops], np.int64).reshape(-1, 4)
     op_start = np.cumsum([0] + [len(seat_ops) for seat_ops in ops]).astype(np.int64)
+    # What the chain reads at each proposal, cut down from ``flat``: a (seat, rank) count's
+    # own operations, and the operations that move counts or are weighed.
+    lines, line_start = kernels.rank_timelines(flat, op_start, ranks)
+    energy_kept = ~np.isin(flat[:, 0], (kernels.DEALT, kernels.HAS, kernels.NONE))
+    op_seat = np.repeat(np.arange(players), np.diff(op_start))
+    energy_start = np.concatenate(
+        ([0], np.cumsum(np.bincount(op_seat[energy_kept], minlength=players)))
+    ).astype(np.int64)
     change = np.zeros((players, ranks), np.int64)
     for seat, seat_ops in enumerate(ops):
         for kind, rank, value, _ in seat_ops:
@@ -252,8 +264,12 @@ def build_model(
         slot_group=group.astype(np.int64),
         slot_op=slot_op.astype(np.int64),
         group_ranks=group_ranks,
-        ops=np.array(flat, np.int64).reshape(-1, 4),
+        ops=flat,
         op_start=op_start,
+        lines=lines,
+        line_start=line_start,
+        energy_ops=flat[energy_kept],
+        energy_start=energy_start,
         change=change,
         first_player=deal.first_player,
         deal_catches=deal.catches,
@@ -402,6 +418,8 @@ class WorldSampler:
             budget,
             model.ops,
             model.op_start,
+            model.lines,
+            model.line_start,
             model.slot_seat,
             model.slot_op,
             model.slot_dealt,
@@ -417,8 +435,8 @@ class WorldSampler:
         return (
             self.assign,
             self.dealt_counts,
-            model.ops,
-            model.op_start,
+            model.lines,
+            model.line_start,
             model.slot_seat,
             model.slot_dealt,
             model.slot_forbidden,
@@ -434,8 +452,10 @@ class WorldSampler:
         return (
             self.assign,
             self.dealt_counts,
-            model.ops,
-            model.op_start,
+            model.lines,
+            model.line_start,
+            model.energy_ops,
+            model.energy_start,
             model.slot_seat,
             model.slot_dealt,
             model.slot_forbidden,
@@ -455,8 +475,8 @@ class WorldSampler:
         return not kernels.total_violations(
             self.assign,
             self.dealt_counts,
-            model.ops,
-            model.op_start,
+            model.lines,
+            model.line_start,
             model.slot_forbidden,
             model.rules.set_size,
         )

@@ -308,6 +308,83 @@ def test_a_sample_is_the_chain_s_worlds_one_by_one(players, most_held):
     assert sampler.sample(3).deals is None
 
 
+def whole_history_violations(model, assign, dealt_counts, seat, rank) -> int:
+    """The violations of one (seat, rank) count, read from the seat's whole history: the
+    reference for the cut-down lines the chain reads (``rank_timelines``)."""
+    kernels, set_size = worlds_module.kernels, model.rules.set_size
+    count, bad = dealt_counts[seat, rank], 0
+    for kind, op_rank, value, ends in model.ops[model.op_start[seat] : model.op_start[seat + 1]]:
+        if kind == kernels.DRAW:
+            count += assign[value] == rank
+        elif op_rank == rank:
+            if kind == kernels.GAIN:
+                count += value
+            elif kind == kernels.CATCH:
+                bad += max(set_size - count, 0)
+                count -= set_size
+            elif kind == kernels.HAS:
+                bad += max(1 - count, 0)
+            elif kind == kernels.NONE:
+                bad += abs(count)
+            elif kind == kernels.GIVE:
+                bad += abs(count - value)
+                count = 0
+        if ends and count >= set_size:
+            bad += count - set_size + 1
+    return bad
+
+
+@pytest.mark.parametrize("rules", [r for _, r in RULES[:6]], ids=[name for name, _ in RULES[:6]])
+def test_the_chain_s_cut_down_histories_count_what_the_whole_history_counts(rules):
+    """The chain reads each (seat, rank) count's own operations and, for the weight, only
+    the operations that move counts: for any filling of the slots, right or wrong, they
+    give the violations and the energy the whole history gives."""
+    kernels = worlds_module.kernels
+    rng = np.random.default_rng(7)
+    full_sets = 0
+    for seed, asks in ((1, 20), (2, 60)):
+        game = played(rules, seed, asks, "expert")
+        view = KnowledgeTracker(game).view(1)
+        model = worlds_module.build_model(view, assume_sure_hits=True, most_held=True)
+        seats, ranks = rules.players, rules.ranks
+        counts = np.zeros(ranks, np.int64)
+        for trial in range(40):
+            # Any ranks at all; every other trial from three ranks, so hands fill up.
+            pick = rng.integers(0, 3 if trial % 2 else ranks, model.slot_seat.size)
+            assign = np.where(model.slot_fixed >= 0, model.slot_fixed, pick).astype(np.int64)
+            dealt_counts = np.zeros((seats, ranks), np.int64)
+            for slot in np.flatnonzero(model.slot_dealt):
+                dealt_counts[model.slot_seat[slot], assign[slot]] += 1
+            full_sets += int((dealt_counts >= rules.set_size).sum())
+            for seat in range(seats):
+                for rank_index in range(ranks):
+                    expected = whole_history_violations(
+                        model, assign, dealt_counts, seat, rank_index
+                    )
+                    args = (assign, dealt_counts, model.lines, model.line_start)
+                    assert (
+                        kernels.timeline_violations(seat, rank_index, *args, rules.set_size, False)
+                        == expected
+                    )
+                    assert kernels.timeline_violations(
+                        seat, rank_index, *args, rules.set_size, True
+                    ) == (expected > 0)
+                whole = kernels.seat_energy(
+                    seat, assign, dealt_counts, model.ops, model.op_start, rules.set_size, counts
+                )
+                cut = kernels.seat_energy(
+                    seat,
+                    assign,
+                    dealt_counts,
+                    model.energy_ops,
+                    model.energy_start,
+                    rules.set_size,
+                    counts,
+                )
+                assert cut == whole
+    assert full_sets  # the fillings did put full sets in hands, where the group ends count
+
+
 def test_refusals_name_what_was_wrong():
     game = played(Rules(), 5, 10)
     view = KnowledgeTracker(game).view(0)
