@@ -97,6 +97,23 @@ def rank_timelines(ops, op_start, ranks):
 
 
 @numba.njit(cache=True)
+def energy_operations(ops, op_start):
+    """The operations ``seat_energy`` reads (those that move a count, and ``MOST``), seat
+    by seat as ``ops`` and ``op_start`` hold them."""
+    seats = op_start.size - 1
+    kept = np.zeros(ops.shape[0], np.bool_)
+    energy_start = np.zeros(seats + 1, np.int64)
+    for seat in range(seats):
+        energy_start[seat + 1] = energy_start[seat]
+        for i in range(op_start[seat], op_start[seat + 1]):
+            kind = ops[i, 0]
+            if kind in (DRAW, GAIN, GIVE, CATCH, MOST):
+                kept[i] = True
+                energy_start[seat + 1] += 1
+    return ops[kept], energy_start
+
+
+@numba.njit(cache=True)
 def _counted(kind):
     """Whether an operation on a rank bears on that rank's count (``MOST`` does not)."""
     return kind in (GAIN, CATCH, HAS, NONE, GIVE)

@@ -213,11 +213,7 @@ def build_model(
     # What the chain reads at each proposal, cut down from ``flat``: a (seat, rank) count's
     # own operations, and the operations that move counts or are weighed.
     lines, line_start = kernels.rank_timelines(flat, op_start, ranks)
-    energy_kept = ~np.isin(flat[:, 0], (kernels.DEALT, kernels.HAS, kernels.NONE))
-    op_seat = np.repeat(np.arange(players), np.diff(op_start))
-    energy_start = np.concatenate(
-        ([0], np.cumsum(np.bincount(op_seat[energy_kept], minlength=players)))
-    ).astype(np.int64)
+    energy_ops, energy_start = kernels.energy_operations(flat, op_start)
     change = np.zeros((players, ranks), np.int64)
     for seat, seat_ops in enumerate(ops):
         for kind, rank, value, _ in seat_ops:
@@ -268,7 +264,7 @@ def build_model(
         op_start=op_start,
         lines=lines,
         line_start=line_start,
-        energy_ops=flat[energy_kept],
+        energy_ops=energy_ops,
         energy_start=energy_start,
         change=change,
         first_player=deal.first_player,
