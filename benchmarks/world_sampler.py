@@ -4,7 +4,8 @@ python benchmarks/world_sampler.py --worlds 2000 --players 2,4
 
 Speed: positions of seeded games played by ``hard`` CPUs, 10, 30 and 60 asks in; for
 each the time to build a ``WorldSampler`` (read the log, find a first world, burn in) and
-the rate of ``sample(n)`` (hands and pool now), best of ``--repeats``. Distribution: small
+the rate of ``sample(n)`` (hands and pool now), best of ``--repeats``, for the plain
+sampler and for ``master``'s model of the others' play. Distribution: small
 positions (most ranks already caught, a few random asks) enumerated exactly
 (``gofish_env.world_enumeration``); the total variation distance of a sample of
 ``--exact-samples`` worlds beside what a perfect sampler shows (mean and 95th percentile),
@@ -40,7 +41,7 @@ from gofish_env.cli import HelpFormatter, check_count, parse_players_list
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import default_pool_limit
+from gofish_env.master import MasterCPU, default_pool_limit
 from gofish_env.worlds import ENDGAME_POOL, WorldSampler, barred_ranks
 
 STAGES = (10, 30, 60)
@@ -63,13 +64,17 @@ def position_after(rules: Rules, seed: int, asks: int) -> Game:
     return game
 
 
-def time_sampler(game: Game, worlds: int, repeats: int) -> tuple[float, float]:
+def time_sampler(
+    game: Game, worlds: int, repeats: int, assume_sure_hits: bool = False, most_held: float = 0.0
+) -> tuple[float, float]:
     """(ms to build a sampler, worlds per second), best of ``repeats``."""
     view = KnowledgeTracker(game).view(game.current_player)
     build, rate = float("inf"), 0.0
     for repeat in range(repeats):
         start = time.perf_counter()
-        sampler = WorldSampler(view, seed=repeat)
+        sampler = WorldSampler(
+            view, seed=repeat, assume_sure_hits=assume_sure_hits, most_held=most_held
+        )
         built = time.perf_counter()
         sampler.sample(worlds)
         done = time.perf_counter()
@@ -245,13 +250,25 @@ def main(argv: list[str] | None = None) -> None:
     speed = Table(title=f"World sampler speed (load {os.getloadavg()[0]:.2f})")
     for column in ("players", "asks played", "build (ms)", "worlds/s"):
         speed.add_column(column, justify="right")
+    master = MasterCPU(0)
+    masters_model = (master.assume_sure_hits, master.most_held)
+    for column in ("build, master's model (ms)", "worlds/s, master's model"):
+        speed.add_column(column, justify="right")
     for players in args.players:
         for asks in STAGES:
             game = position_after(Rules(players=players), 1, asks)
             if game.is_over:
                 continue
             build, rate = time_sampler(game, args.worlds, args.repeats)
-            speed.add_row(str(players), str(game.num_asks), f"{build:.2f}", f"{rate:,.0f}")
+            model_build, model_rate = time_sampler(game, args.worlds, args.repeats, *masters_model)
+            speed.add_row(
+                str(players),
+                str(game.num_asks),
+                f"{build:.2f}",
+                f"{rate:,.0f}",
+                f"{model_build:.2f}",
+                f"{model_rate:,.0f}",
+            )
     console.print(speed)
     exact = Table(title="Distance to the exact distribution (total variation)")
     for column in (
