@@ -168,10 +168,9 @@ def _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt):
 
 
 @numba.njit(cache=True)
-def _affected_violations(
-    i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, first_only
-):
-    """Violations of the (seat, rank) histories a swap of slots i and j touches."""
+def _affected_violations(i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size):
+    """Violations of the (seat, rank) histories a swap of slots i and j touches (the local
+    search's measure; the chain checks a swap with ``_swap_breaks``)."""
     a, b = assign[i], assign[j]
     bad = 0
     for slot in (i, j):
@@ -182,10 +181,8 @@ def _affected_violations(
             continue  # both slots in one hand: its two ranks are counted once
         for rank in (a, b):
             bad += timeline_violations(
-                seat, rank, assign, dealt_counts, lines, line_start, set_size, first_only
+                seat, rank, assign, dealt_counts, lines, line_start, set_size, False
             )
-            if bad and first_only:
-                return bad
     return bad
 
 
@@ -298,13 +295,11 @@ def _swap_delta(
 ):
     """How many violations a swap of slots i and j adds (negative: removes)."""
     before = _affected_violations(
-        i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, False
+        i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size
     )
     before += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
     _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
-    after = _affected_violations(
-        i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, False
-    )
+    after = _affected_violations(i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size)
     after += (assign[i] == forbidden[i]) + (assign[j] == forbidden[j])
     _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
     return after - before
@@ -357,11 +352,123 @@ def seat_energy(seat, assign, dealt_counts, ops, op_start, set_size, counts):
 
 
 @numba.njit(cache=True)
+def slot_rows(lines, line_start, slots, ranks):
+    """[slots, ranks]: the row of each drawn slot's draw in its seat's line of each rank,
+    counted from the line's start (0, the line's first row, for a dealt slot)."""
+    rows = np.zeros((slots, ranks), np.int64)
+    for line in range(line_start.size - 1):
+        for row in range(line_start[line], line_start[line + 1]):
+            if lines[row, 0] == DRAW:
+                rows[lines[row, 2], line % ranks] = row - line_start[line]
+    return rows
+
+
+@numba.njit(cache=True)
+def chain_cache(assign, dealt_counts, lines, line_start, energy_ops, energy_start, set_size, beta):
+    """What the chain keeps about its world from swap to swap: each line row's count
+    before and after the row (``pre``, ``post``, in ``lines``' order), which hands have
+    weighed asks and their energy now (both by seat + 1; 0 is the pool, never weighed; with
+    ``beta`` 0 none is), and a scratch row of ranks."""
+    ranks = dealt_counts.shape[1]
+    pre = np.empty(lines.shape[0], np.int64)
+    post = np.empty(lines.shape[0], np.int64)
+    for line in range(line_start.size - 1):
+        rank = line % ranks
+        count = dealt_counts[line // ranks, rank]
+        for row in range(line_start[line], line_start[line + 1]):
+            pre[row] = count
+            kind, value = lines[row, 0], lines[row, 2]
+            if kind == DRAW:
+                if assign[value] == rank:
+                    count += 1
+            elif kind == GAIN:
+                count += value
+            elif kind == CATCH:
+                count -= set_size
+            elif kind == GIVE:
+                count = 0
+            post[row] = count
+    seats = energy_start.size - 1
+    weighed = np.zeros(seats + 1, np.bool_)
+    energy = np.zeros(seats + 1, np.int64)
+    counts = np.zeros(ranks, np.int64)
+    if beta > 0:
+        for seat in range(seats):
+            for k in range(energy_start[seat], energy_start[seat + 1]):
+                if energy_ops[k, 0] == MOST:
+                    weighed[seat + 1] = True
+            if weighed[seat + 1]:
+                energy[seat + 1] = seat_energy(
+                    seat, assign, dealt_counts, energy_ops, energy_start, set_size, counts
+                )
+    return pre, post, weighed, energy, counts
+
+
+@numba.njit(cache=True)
+def _shifted(line, r1, d1, r2, d2, lines, line_start, pre, post, set_size, commit):
+    """Whether a consistent world's line breaks a rule once its count moves by ``d1``
+    from row ``r1`` and by ``d2`` from row ``r2`` (a row's own draw moves the count after
+    it, and both counts of the rows after it); with ``commit``, move the kept counts
+    instead. Rows before the first move, and from where the moves cancel, are as they were:
+    consistent."""
+    start, end = line_start[line], line_start[line + 1]
+    first = r1 if d2 == 0 or r1 < r2 else r2
+    last = r1 if d2 == 0 or r1 > r2 else r2
+    for k in range(first, end - start):
+        moved_before = (d1 if r1 < k else 0) + (d2 if r2 < k else 0)
+        moved_after = (d1 if r1 <= k else 0) + (d2 if r2 <= k else 0)
+        if k > last and moved_before == 0:
+            return False
+        row = start + k
+        if commit:
+            pre[row] += moved_before
+            post[row] += moved_after
+            continue
+        kind = lines[row, 0]
+        count = pre[row] + moved_before
+        if (
+            (kind == HAS and count < 1)
+            or (kind == NONE and count != 0)
+            or (kind == GIVE and moved_before != 0)  # it held exactly the count handed over
+            or (kind == CATCH and count < set_size)
+            or (lines[row, 3] and post[row] + moved_after >= set_size)
+        ):
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, commit):
+    """Whether slot i going from rank a to b and slot j from b to a breaks a rule in the
+    lines they touch (``commit``: move the kept counts of those lines instead)."""
+    ranks = slot_row.shape[1]
+    seat_i, seat_j = slot_seat[i], slot_seat[j]
+    args = (lines, line_start, pre, post, set_size, commit)
+    if seat_i != NO_SEAT and seat_i == seat_j:
+        line = seat_i * ranks
+        if _shifted(line + a, slot_row[i, a], -1, slot_row[j, a], 1, *args):
+            return True
+        return _shifted(line + b, slot_row[i, b], 1, slot_row[j, b], -1, *args)
+    if seat_i != NO_SEAT:
+        if _shifted(seat_i * ranks + a, slot_row[i, a], -1, 0, 0, *args):
+            return True
+        if _shifted(seat_i * ranks + b, slot_row[i, b], 1, 0, 0, *args):
+            return True
+    if seat_j != NO_SEAT:
+        if _shifted(seat_j * ranks + b, slot_row[j, b], -1, 0, 0, *args):
+            return True
+        if _shifted(seat_j * ranks + a, slot_row[j, a], 1, 0, 0, *args):
+            return True
+    return False
+
+
+@numba.njit(cache=True)
 def walk(
     assign,
     dealt_counts,
     lines,
     line_start,
+    slot_row,
     energy_ops,
     energy_start,
     slot_seat,
@@ -383,22 +490,57 @@ def walk(
     is weighted ``exp(-beta * energy)`` (``seat_energy``, reading ``energy_ops``: the
     operations it counts), and a consistent swap is kept with the Metropolis chance.
     Returns swaps kept."""
+    cache = chain_cache(
+        assign, dealt_counts, lines, line_start, energy_ops, energy_start, set_size, beta
+    )
+    return _walk(
+        assign,
+        dealt_counts,
+        lines,
+        line_start,
+        slot_row,
+        energy_ops,
+        energy_start,
+        slot_seat,
+        slot_dealt,
+        slot_rank_forbidden,
+        movers,
+        free,
+        free_group,
+        set_size,
+        state,
+        steps,
+        beta,
+        cache,
+    )
+
+
+@numba.njit(cache=True)
+def _walk(
+    assign,
+    dealt_counts,
+    lines,
+    line_start,
+    slot_row,
+    energy_ops,
+    energy_start,
+    slot_seat,
+    slot_dealt,
+    slot_rank_forbidden,
+    movers,
+    free,
+    free_group,
+    set_size,
+    state,
+    steps,
+    beta,
+    cache,
+):
+    """``walk`` from its ``chain_cache``, which it keeps up to date: a swap is checked
+    against the kept counts of the lines it touches (``_swap_breaks``), and a weighed
+    hand's energy is worked out only after the swap."""
+    pre, post, weighed, energy, counts = cache
     kept = 0
-    counts = np.zeros(dealt_counts.shape[1], np.int64)
-    # Per hand (index seat + 1; 0 is the pool): whether it has weighed asks (the others'
-    # swaps are kept or refused by the constraints alone), and its energy now.
-    seats = energy_start.size - 1
-    weighed = np.zeros(seats + 1, np.bool_)
-    energy = np.zeros(seats + 1, np.int64)
-    if beta > 0:
-        for seat in range(seats):
-            for k in range(energy_start[seat], energy_start[seat + 1]):
-                if energy_ops[k, 0] == MOST:
-                    weighed[seat + 1] = True
-            if weighed[seat + 1]:
-                energy[seat + 1] = seat_energy(
-                    seat, assign, dealt_counts, energy_ops, energy_start, set_size, counts
-                )
     for _ in range(steps):
         i = movers[below(state, movers.size)]
         j = free[below(state, free.size)]
@@ -409,12 +551,11 @@ def walk(
             continue
         if slot_seat[i] == slot_seat[j] and slot_dealt[i] and slot_dealt[j]:
             continue  # two cards of one dealt hand: the same counts
-        _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
-        if _affected_violations(
-            i, j, assign, dealt_counts, lines, line_start, slot_seat, set_size, True
+        if _swap_breaks(
+            i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, False
         ):
-            _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
             continue
+        _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         hand_i, hand_j = slot_seat[i] + 1, slot_seat[j] + 1
         weigh_i, weigh_j = weighed[hand_i], weighed[hand_j] and hand_j != hand_i
         if beta > 0 and (weigh_i or weigh_j):
@@ -436,6 +577,7 @@ def walk(
                 energy[hand_i] = after_i
             if weigh_j:
                 energy[hand_j] = after_j
+        _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, True)
         kept += 1
     return kept
 
@@ -467,6 +609,7 @@ def sample_worlds(
     dealt_counts,
     lines,
     line_start,
+    slot_row,
     energy_ops,
     energy_start,
     slot_seat,
@@ -491,13 +634,17 @@ def sample_worlds(
     random order (``shuffle_pool``) and, if ``deals`` has rows, the whole assignment with
     that pool order. The same stream as one call of each per world, without a return to
     Python between worlds."""
+    cache = chain_cache(
+        assign, dealt_counts, lines, line_start, energy_ops, energy_start, set_size, beta
+    )
     for k in range(hands.shape[0]):
         if movers.size:
-            walk(
+            _walk(
                 assign,
                 dealt_counts,
                 lines,
                 line_start,
+                slot_row,
                 energy_ops,
                 energy_start,
                 slot_seat,
@@ -510,6 +657,7 @@ def sample_worlds(
                 state,
                 steps,
                 beta,
+                cache,
             )
         current_counts(assign, dealt_counts, slot_seat, draw_slots, change, hands[k])
         shuffle_pool(assign, pool_slots, state, pools[k])

@@ -94,6 +94,7 @@ class HistoryModel:
     op_start: np.ndarray  # seat s's operations are ops[op_start[s]:op_start[s + 1]]
     lines: np.ndarray  # each (seat, rank) history's own operations (``rank_timelines``)
     line_start: np.ndarray
+    slot_row: np.ndarray  # [slots, ranks]: a slot's row in its seat's lines (``slot_rows``)
     energy_ops: np.ndarray  # the operations ``seat_energy`` reads, per seat as ``ops``
     energy_start: np.ndarray
     change: np.ndarray  # [seats, ranks]: received - handed over - laid, per seat
@@ -264,6 +265,7 @@ def build_model(
         op_start=op_start,
         lines=lines,
         line_start=line_start,
+        slot_row=kernels.slot_rows(lines, line_start, seats.size, ranks),
         energy_ops=energy_ops,
         energy_start=energy_start,
         change=change,
@@ -450,6 +452,7 @@ class WorldSampler:
             self.dealt_counts,
             model.lines,
             model.line_start,
+            model.slot_row,
             model.energy_ops,
             model.energy_start,
             model.slot_seat,

@@ -385,6 +385,69 @@ def test_the_chain_s_cut_down_histories_count_what_the_whole_history_counts(rule
     assert full_sets  # the fillings did put full sets in hands, where the group ends count
 
 
+def reference_walk(sampler: WorldSampler, steps: int) -> int:
+    """The chain written out plainly: every proposal checked against every count's history
+    (``total_violations``) and weighed by the whole table's energy, from the same random
+    stream. Returns swaps kept."""
+    kernels, model = worlds_module.kernels, sampler.model
+    assign, dealt, state = sampler.assign, sampler.dealt_counts, sampler._state
+    set_size, beta = model.rules.set_size, sampler.beta
+    movers, free, group = sampler.movers, sampler.free, model.slot_group
+    seat_of, dealt_slot, forbidden = model.slot_seat, model.slot_dealt, model.slot_forbidden
+    counts = np.zeros(model.rules.ranks, np.int64)
+
+    def energy() -> int:
+        return sum(
+            kernels.seat_energy(seat, assign, dealt, model.ops, model.op_start, set_size, counts)
+            for seat in range(model.rules.players)
+        )
+
+    kept = 0
+    for _ in range(steps):
+        i = movers[kernels.below(state, movers.size)]
+        j = free[kernels.below(state, free.size)]
+        if i == j or group[i] != group[j]:
+            continue
+        a, b = assign[i], assign[j]
+        if a == b or forbidden[i] == b or forbidden[j] == a:
+            continue
+        if seat_of[i] == seat_of[j] and dealt_slot[i] and dealt_slot[j]:
+            continue
+        before = energy()
+        kernels._swap(i, j, assign, dealt, seat_of, dealt_slot)
+        broken = kernels.total_violations(
+            assign, dealt, model.lines, model.line_start, forbidden, set_size
+        )
+        rise = energy() - before
+        if broken or (beta > 0 and rise > 0 and kernels.uniform(state) >= np.exp(-beta * rise)):
+            kernels._swap(i, j, assign, dealt, seat_of, dealt_slot)
+            continue
+        kept += 1
+    return kept
+
+
+@pytest.mark.parametrize(
+    "rules, most_held",
+    [(Rules(players=2), 8.0), (Rules(), 2.0), (Rules.preset("pairs"), 0.0), (RULES[10][1], 8.0)],
+    ids=["table-2", "table-4", "pairs-4", "refill-3"],
+)
+def test_the_chain_keeps_exactly_the_swaps_a_whole_check_keeps(rules, most_held):
+    """The chain checks a swap against the kept counts of the lines it touches and keeps
+    each hand's energy from swap to swap; written out plainly, checking every history and
+    weighing the whole table at each proposal, it keeps the same swaps, draw for draw."""
+    for seed, asks in ((3, 25), (4, 45)):
+        game = played(rules, seed, asks, "expert")
+        view = KnowledgeTracker(game).view(0)
+        sampler = WorldSampler(view, seed=seed, assume_sure_hits=True, most_held=most_held)
+        plain = copy.deepcopy(sampler)
+        steps = 40 * sampler.movers.size
+        kept = sampler._walk(40)
+        assert kept == reference_walk(plain, steps) and kept > 0
+        assert np.array_equal(sampler.assign, plain.assign)
+        assert np.array_equal(sampler._state, plain._state)
+        assert sampler.is_consistent()
+
+
 def test_refusals_name_what_was_wrong():
     game = played(Rules(), 5, 10)
     view = KnowledgeTracker(game).view(0)
