@@ -426,13 +426,17 @@ def _shifted(line, r1, d1, r2, d2, lines, line_start, pre, post, set_size, commi
             continue
         kind = lines[row, 0]
         count = pre[row] + moved_before
-        if (
-            (kind == HAS and count < 1)
-            or (kind == NONE and count != 0)
-            or (kind == GIVE and moved_before != 0)  # it held exactly the count handed over
-            or (kind == CATCH and count < set_size)
-            or (lines[row, 3] and post[row] + moved_after >= set_size)
-        ):
+        if kind == HAS:
+            broken = count < 1
+        elif kind == NONE:
+            broken = count != 0
+        elif kind == GIVE:  # it held exactly the count handed over
+            broken = moved_before != 0
+        elif kind == CATCH:
+            broken = count < set_size
+        else:
+            broken = False
+        if broken or (lines[row, 3] and post[row] + moved_after >= set_size):
             return True
     return False
 
@@ -442,22 +446,31 @@ def _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, 
     """Whether slot i going from rank a to b and slot j from b to a breaks a rule in the
     lines they touch (``commit``: move the kept counts of those lines instead)."""
     ranks = slot_row.shape[1]
-    seat_i, seat_j = slot_seat[i], slot_seat[j]
-    args = (lines, line_start, pre, post, set_size, commit)
-    if seat_i != NO_SEAT and seat_i == seat_j:
-        line = seat_i * ranks
-        if _shifted(line + a, slot_row[i, a], -1, slot_row[j, a], 1, *args):
-            return True
-        return _shifted(line + b, slot_row[i, b], 1, slot_row[j, b], -1, *args)
-    if seat_i != NO_SEAT:
-        if _shifted(seat_i * ranks + a, slot_row[i, a], -1, 0, 0, *args):
-            return True
-        if _shifted(seat_i * ranks + b, slot_row[i, b], 1, 0, 0, *args):
-            return True
-    if seat_j != NO_SEAT:
-        if _shifted(seat_j * ranks + b, slot_row[j, b], -1, 0, 0, *args):
-            return True
-        if _shifted(seat_j * ranks + a, slot_row[j, a], 1, 0, 0, *args):
+    together = slot_seat[i] != NO_SEAT and slot_seat[i] == slot_seat[j]
+    # Slot i's seat loses an a and gains a b; slot j's seat loses a b and gains an a.
+    for k in range(4):
+        slot = i if k < 2 else j
+        seat = slot_seat[slot]
+        if seat == NO_SEAT or (together and k >= 2):
+            continue
+        rank = a if k == 0 or k == 3 else b
+        move = -1 if k % 2 == 0 else 1
+        other_row, other_move = 0, 0
+        if together:  # slot j moves the same line the other way
+            other_row, other_move = slot_row[j, rank], -move
+        if _shifted(
+            seat * ranks + rank,
+            slot_row[slot, rank],
+            move,
+            other_row,
+            other_move,
+            lines,
+            line_start,
+            pre,
+            post,
+            set_size,
+            commit,
+        ):
             return True
     return False
 
