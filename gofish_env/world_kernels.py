@@ -119,6 +119,20 @@ def _counted(kind):
     return kind in (GAIN, CATCH, HAS, NONE, GIVE)
 
 
+@numba.njit(cache=True, inline="always")
+def _count_after(kind, value, count, rank, assign, set_size):
+    """A line's count of ``rank`` after one of its rows (``count`` before it)."""
+    if kind == DRAW:
+        return count + (assign[value] == rank)
+    if kind == GAIN:
+        return count + value
+    if kind == CATCH:
+        return count - set_size
+    if kind == GIVE:
+        return 0
+    return count
+
+
 @numba.njit(cache=True)
 def timeline_violations(seat, rank, assign, dealt_counts, lines, line_start, set_size, first_only):
     """How far the counts of ``rank`` in ``seat``'s hand stray from its history (its
@@ -129,25 +143,15 @@ def timeline_violations(seat, rank, assign, dealt_counts, lines, line_start, set
     bad = 0
     for i in range(line_start[line], line_start[line + 1]):
         kind, value = lines[i, 0], lines[i, 2]
-        if kind == DRAW:
-            if assign[value] == rank:
-                count += 1
-        elif kind == GAIN:
-            count += value
-        elif kind == CATCH:
-            if count < set_size:
-                bad += set_size - count
-            count -= set_size
-        elif kind == HAS:
-            if count < 1:
-                bad += 1 - count
-        elif kind == NONE:
-            if count != 0:
-                bad += abs(count)
-        elif kind == GIVE:
-            if count != value:
-                bad += abs(count - value)
-            count = 0
+        if kind == CATCH and count < set_size:
+            bad += set_size - count
+        elif kind == HAS and count < 1:
+            bad += 1 - count
+        elif kind == NONE and count != 0:
+            bad += abs(count)
+        elif kind == GIVE and count != value:
+            bad += abs(count - value)
+        count = _count_after(kind, value, count, rank, assign, set_size)
         if lines[i, 3] and count >= set_size:
             bad += lines[i, 3] * (count - set_size + 1)
         if bad and first_only:
@@ -377,16 +381,7 @@ def chain_cache(assign, dealt_counts, lines, line_start, energy_ops, energy_star
         count = dealt_counts[line // ranks, rank]
         for row in range(line_start[line], line_start[line + 1]):
             pre[row] = count
-            kind, value = lines[row, 0], lines[row, 2]
-            if kind == DRAW:
-                if assign[value] == rank:
-                    count += 1
-            elif kind == GAIN:
-                count += value
-            elif kind == CATCH:
-                count -= set_size
-            elif kind == GIVE:
-                count = 0
+            count = _count_after(lines[row, 0], lines[row, 2], count, rank, assign, set_size)
             post[row] = count
     seats = energy_start.size - 1
     weighed = np.zeros(seats + 1, np.bool_)
@@ -494,6 +489,7 @@ def walk(
     state,
     steps,
     beta,
+    cache,
 ):
     """``steps`` proposals of a Metropolis chain over consistent worlds: swap the ranks of
     a random slot in a hand (``movers``) and a random free slot of the same group (a hand
@@ -502,56 +498,9 @@ def walk(
     distribution over consistent worlds (slot by slot) unchanged. With ``beta`` > 0 a world
     is weighted ``exp(-beta * energy)`` (``seat_energy``, reading ``energy_ops``: the
     operations it counts), and a consistent swap is kept with the Metropolis chance.
-    Returns swaps kept."""
-    cache = chain_cache(
-        assign, dealt_counts, lines, line_start, energy_ops, energy_start, set_size, beta
-    )
-    return _walk(
-        assign,
-        dealt_counts,
-        lines,
-        line_start,
-        slot_row,
-        energy_ops,
-        energy_start,
-        slot_seat,
-        slot_dealt,
-        slot_rank_forbidden,
-        movers,
-        free,
-        free_group,
-        set_size,
-        state,
-        steps,
-        beta,
-        cache,
-    )
-
-
-@numba.njit(cache=True)
-def _walk(
-    assign,
-    dealt_counts,
-    lines,
-    line_start,
-    slot_row,
-    energy_ops,
-    energy_start,
-    slot_seat,
-    slot_dealt,
-    slot_rank_forbidden,
-    movers,
-    free,
-    free_group,
-    set_size,
-    state,
-    steps,
-    beta,
-    cache,
-):
-    """``walk`` from its ``chain_cache``, which it keeps up to date: a swap is checked
-    against the kept counts of the lines it touches (``_swap_breaks``), and a weighed
-    hand's energy is worked out only after the swap."""
+    ``cache`` is the world's ``chain_cache``, kept up to date: a swap is checked against
+    the kept counts of the lines it touches (``_swap_breaks``), and a weighed hand's energy
+    is worked out only after the swap. Returns swaps kept."""
     pre, post, weighed, energy, counts = cache
     kept = 0
     for _ in range(steps):
@@ -652,7 +601,7 @@ def sample_worlds(
     )
     for k in range(hands.shape[0]):
         if movers.size:
-            _walk(
+            walk(
                 assign,
                 dealt_counts,
                 lines,

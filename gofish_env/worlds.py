@@ -466,7 +466,18 @@ class WorldSampler:
         )
 
     def _walk(self, per_slot: int) -> int:
-        return kernels.walk(*self._chain_args(), per_slot * self.movers.size, self.beta)
+        model = self.model
+        cache = kernels.chain_cache(
+            self.assign,
+            self.dealt_counts,
+            model.lines,
+            model.line_start,
+            model.energy_ops,
+            model.energy_start,
+            model.rules.set_size,
+            self.beta,
+        )
+        return kernels.walk(*self._chain_args(), per_slot * self.movers.size, self.beta, cache)
 
     def is_consistent(self) -> bool:
         """Whether the chain's current world follows the public log (it always should)."""
