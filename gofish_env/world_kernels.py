@@ -370,17 +370,16 @@ def slot_rows(lines, line_start, slots, ranks):
 @numba.njit(cache=True)
 def chain_cache(assign, dealt_counts, lines, line_start, energy_ops, energy_start, set_size, beta):
     """What the chain keeps about its world from swap to swap: each line row's count
-    before and after the row (``pre``, ``post``, in ``lines``' order), which hands have
+    after the row (``post``, in ``lines``' order; the count before a row is the one after
+    the row before it, and a line's first row changes nothing), which hands have
     weighed asks and their energy now (both by seat + 1; 0 is the pool, never weighed; with
     ``beta`` 0 none is), and a scratch row of ranks."""
     ranks = dealt_counts.shape[1]
-    pre = np.empty(lines.shape[0], np.int64)
     post = np.empty(lines.shape[0], np.int64)
     for line in range(line_start.size - 1):
         rank = line % ranks
         count = dealt_counts[line // ranks, rank]
         for row in range(line_start[line], line_start[line + 1]):
-            pre[row] = count
             count = _count_after(lines[row, 0], lines[row, 2], count, rank, assign, set_size)
             post[row] = count
     seats = energy_start.size - 1
@@ -396,11 +395,11 @@ def chain_cache(assign, dealt_counts, lines, line_start, energy_ops, energy_star
                 energy[seat + 1] = seat_energy(
                     seat, assign, dealt_counts, energy_ops, energy_start, set_size, counts
                 )
-    return pre, post, weighed, energy, counts
+    return post, weighed, energy, counts
 
 
 @numba.njit(cache=True)
-def _shifted(line, r1, d1, r2, d2, lines, line_start, pre, post, set_size, commit):
+def _shifted(line, r1, d1, r2, d2, lines, line_start, post, set_size, commit):
     """Whether a consistent world's line breaks a rule once its count moves by ``d1``
     from row ``r1`` and by ``d2`` from row ``r2`` (a row's own draw moves the count after
     it, and both counts of the rows after it); with ``commit``, move the kept counts
@@ -416,11 +415,10 @@ def _shifted(line, r1, d1, r2, d2, lines, line_start, pre, post, set_size, commi
             return False
         row = start + k
         if commit:
-            pre[row] += moved_before
             post[row] += moved_after
             continue
         kind = lines[row, 0]
-        count = pre[row] + moved_before
+        count = post[row - 1] + moved_before if k > 0 else 0  # the first row is no check
         if kind == HAS:
             broken = count < 1
         elif kind == NONE:
@@ -437,7 +435,7 @@ def _shifted(line, r1, d1, r2, d2, lines, line_start, pre, post, set_size, commi
 
 
 @numba.njit(cache=True)
-def _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, commit):
+def _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, post, set_size, commit):
     """Whether slot i going from rank a to b and slot j from b to a breaks a rule in the
     lines they touch (``commit``: move the kept counts of those lines instead)."""
     ranks = slot_row.shape[1]
@@ -461,7 +459,6 @@ def _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, 
             other_move,
             lines,
             line_start,
-            pre,
             post,
             set_size,
             commit,
@@ -501,7 +498,7 @@ def walk(
     ``cache`` is the world's ``chain_cache``, kept up to date: a swap is checked against
     the kept counts of the lines it touches (``_swap_breaks``), and a weighed hand's energy
     is worked out only after the swap. Returns swaps kept."""
-    pre, post, weighed, energy, counts = cache
+    post, weighed, energy, counts = cache
     kept = 0
     for _ in range(steps):
         i = movers[below(state, movers.size)]
@@ -513,9 +510,7 @@ def walk(
             continue
         if slot_seat[i] == slot_seat[j] and slot_dealt[i] and slot_dealt[j]:
             continue  # two cards of one dealt hand: the same counts
-        if _swap_breaks(
-            i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, False
-        ):
+        if _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, post, set_size, False):
             continue
         _swap(i, j, assign, dealt_counts, slot_seat, slot_dealt)
         hand_i, hand_j = slot_seat[i] + 1, slot_seat[j] + 1
@@ -539,7 +534,7 @@ def walk(
                 energy[hand_i] = after_i
             if weigh_j:
                 energy[hand_j] = after_j
-        _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, pre, post, set_size, True)
+        _swap_breaks(i, j, a, b, slot_seat, slot_row, lines, line_start, post, set_size, True)
         kept += 1
     return kept
 
