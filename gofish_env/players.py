@@ -260,8 +260,11 @@ def check_player_spec(spec: str, rules: Rules | None = None) -> None:
             check_agent_rules(path, rules)
         return
     if spec not in CPU_LEVELS:
+        # "random,easy" is a natural slip for a mix: say how a mix is written.
+        hint = f" (a mix of players is written {MIX_PREFIX}{spec})" if "," in spec else ""
         raise ValueError(
             f"unknown CPU level {spec!r}; allowed: {', '.join(CPU_LEVELS)}, or model:PATH.zip"
+            + hint
         )
 
 
@@ -291,6 +294,7 @@ def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = Fal
             return PlayerMix(spec[len(MIX_PREFIX) :].split(","), rules)
         if spec.startswith(MODEL_PREFIX):
             return load_agent(spec[len(MODEL_PREFIX) :], rules, deterministic)
+        check_player_spec(spec)  # an unknown level, with what is allowed instead
         return CPUPlayer(make_cpu(spec))
     if hasattr(spec, "choose"):
         return CPUPlayer(spec)

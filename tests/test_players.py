@@ -105,7 +105,7 @@ def test_make_player_turns_every_kind_of_spec_into_a_player_of_legal_asks(spec, 
 def test_make_player_refuses_what_is_no_player():
     with pytest.raises(ValueError, match=r"player: got 42; allowed: a CPU level name"):
         make_player(42)
-    with pytest.raises(ValueError, match="unknown level 'wizard'"):
+    with pytest.raises(ValueError, match=r"^unknown CPU level 'wizard'; allowed: random, "):
         make_player("wizard")
     with pytest.raises(ValueError, match="a mix needs at least one member"):
         PlayerMix([])
@@ -168,6 +168,16 @@ def test_check_player_spec_refuses_an_unknown_level_with_a_message_naming_it():
         check_player_spec("mix:random,grandmaster")
     with pytest.raises(AgentFileError, match=r"^model file not found: nowhere\.zip$"):
         check_player_spec("model:nowhere.zip", Rules())
+
+
+def test_a_comma_list_without_mix_is_refused_with_how_a_mix_is_written():
+    hint = r"\(a mix of players is written mix:random,easy\)$"
+    with pytest.raises(ValueError, match=r"^unknown CPU level 'random,easy'; .*" + hint):
+        check_player_spec("random,easy")
+    with pytest.raises(ValueError, match=hint):
+        make_player("random,easy")
+    with pytest.raises(ValueError, match=r"model:PATH\.zip$"):  # no hint without a comma
+        make_player("wizard")
     for level in CPU_LEVELS:
         assert check_player_spec(level) is None
     assert check_player_spec("mix:random,easy,expert") is None
