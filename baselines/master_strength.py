@@ -64,6 +64,7 @@ from gofish_env.cli import (
     HelpFormatter,
     add_search_flags,
     check_count,
+    check_output,
     parse_rollouts,
     parse_simulations,
     progress_bar,
@@ -412,6 +413,9 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(report(records, args.players, args.simulations, args.seed)))
         print_comparison(records, args.compare)
         return
+    # The results and the settings beside them: refused before any deal, not after.
+    check_output(parser, "--out", args.out)
+    check_output(parser, "--out", settings_path(args.out))
     records, whole_size, left_out = read_run(args.out)
     settings = {"players": args.players, "seed": args.seed, **search}
     kept = settings_path(args.out)

@@ -54,6 +54,7 @@ from gofish_env.cli import (
     HelpFormatter,
     add_search_flags,
     check_count,
+    check_output,
     parse_list,
     parse_players_list,
     progress_bar,
@@ -377,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     rows = []
     done = set()
+    if args.out is not None:
+        check_output(parser, "--out", args.out)  # before any position is measured
     if args.out is not None and args.out.is_file():
         kept_lines = read_rows(parser, "--out", args.out)
         rows = kept_lines.rows

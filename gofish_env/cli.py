@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -193,6 +193,22 @@ def rules_or_error(
         parser.error(f"--rules {preset} with {players} players: {message}")
 
 
+def can_write(path: Path, folder: bool) -> bool:
+    """Whether a file can be made in the folder ``path`` (or the file ``path`` opened to
+    write), found by trying: permission bits do not tell for root, nor on a read-only or
+    virtual file system. Nothing is left behind, and an existing file is not changed."""
+    try:
+        if folder:
+            with tempfile.TemporaryFile(dir=path):
+                pass
+        else:
+            with open(path, "a"):
+                pass
+    except OSError:
+        return False
+    return True
+
+
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why the output file (or, with ``directory``, folder) ``path`` could not be written,
     or None when it can. Missing parent folders are fine if they could be created."""
@@ -202,7 +218,7 @@ def output_problem(path: str | Path, directory: bool = False) -> str | None:
         if path.exists():
             if directory != path.is_dir():
                 return f"{path} is {'a file' if directory else 'a folder'}, not a {kind}"
-            if not os.access(path, os.W_OK | (os.X_OK if directory else 0)):
+            if not can_write(path, directory):
                 return f"{path} is not writable"
             return None
         parent = path.parent
@@ -212,7 +228,7 @@ def output_problem(path: str | Path, directory: bool = False) -> str | None:
         return f"cannot write {path}: {error.strerror or error}"
     if not parent.is_dir():
         return f"cannot write {path}: {parent} is a file, not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
+    if not can_write(parent, folder=True):
         return f"cannot write {path}: the folder {parent} is not writable"
     return None
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -354,12 +353,14 @@ def test_tournament_refuses_an_out_folder_that_is_a_file(a_file, capsys):
 def test_an_output_in_a_folder_that_is_not_writable_is_refused(tmp_path, capsys, monkeypatch):
     locked = tmp_path / "locked"
     locked.mkdir()
-    real_access = os.access
+    real_temporary_file = cli.tempfile.TemporaryFile
 
-    def access(path, mode):  # as chmod 0o500 would do for anyone but root
-        return False if Path(path) == locked and mode & os.W_OK else real_access(path, mode)
+    def temporary_file(*args, dir=None, **kwargs):  # as chmod 0o500 would do (but for root)
+        if Path(dir) == locked:
+            raise PermissionError(13, "Permission denied")
+        return real_temporary_file(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr(cli.os, "access", access)
+    monkeypatch.setattr(cli.tempfile, "TemporaryFile", temporary_file)
     message = refused(capsys, "tournament", ["--out", str(locked / "results")])
     assert (
         message == f"--out: cannot write {locked / 'results'}: the folder {locked} is not writable"
@@ -376,6 +377,34 @@ def test_output_problem_accepts_new_and_existing_paths(tmp_path):
     existing.write_text("{}")
     assert output_problem(existing) is None  # overwritten, as the help says
     assert output_problem(tmp_path, directory=True) is None
+    assert existing.read_text() == "{}"  # the check changed nothing
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["old.json"]  # nor made
+
+
+def test_an_output_where_no_file_can_be_made_is_refused_even_for_root(capsys):
+    # /proc refuses new files whatever the permission bits say (and root passes those).
+    message = refused(capsys, "tournament", ["--out", "/proc/gofish-results"])
+    assert message == "--out: cannot write /proc/gofish-results: the folder /proc is not writable"
+    assert output_problem("/proc/gofish.json") == (
+        "cannot write /proc/gofish.json: the folder /proc is not writable"
+    )
+    assert output_problem("/proc/version") == "/proc/version is not writable"
+
+
+@pytest.mark.parametrize("command", ["master_strength", "master_regret"])
+def test_the_search_measurements_refuse_an_out_they_cannot_write_before_any_game(command, capsys):
+    main = PARSED[command]
+    message = usage_error(
+        capsys,
+        main,
+        [
+            "--games" if command == "master_regret" else "--deals",
+            "1",
+            "--out",
+            "/proc/gofish.jsonl",
+        ],
+    )
+    assert message == "--out: cannot write /proc/gofish.jsonl: the folder /proc is not writable"
 
 
 # ---------------------------------------------------------------------- help
