@@ -72,7 +72,7 @@ from gofish_env.cli import (
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.evaluation.run_files import read_json_lines
+from gofish_env.evaluation.kept import read_games
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
@@ -143,29 +143,13 @@ def entrants(
 
 
 def read_run(path: Path) -> tuple[list[GameRecord], int, str]:
-    """The games of ``path``'s whole deals, the file's length that holds them, and what
-    was left out: a cut last line and a last deal without all its seatings, which a write
-    stopped midway leaves ("" when nothing was). A file damaged before its last line
+    """``read_games``: the games of ``path``'s whole deals, the file's length that holds
+    them, and what a write stopped midway left out; a file damaged before its last line
     ends the command with a message."""
     try:
-        lines = read_json_lines(path)
+        return read_games(path)
     except ValueError as error:
         sys.exit(str(error))
-    records = []
-    for fields in lines.rows:
-        for name, value in fields.items():
-            if isinstance(value, list):
-                fields[name] = tuple(value)
-        records.append(GameRecord(**fields))
-    left_out = [f"a cut last line ({lines.cut} bytes)"] if lines.cut else []
-    whole = len(records)
-    if records:
-        last = records[-1]
-        seatings = sum(record.deal == last.deal for record in records)
-        if seatings < len(last.seats):  # a deal is played once with each seat rotation
-            whole -= seatings
-            left_out.append(f"deal {last.deal} with {seatings} of its {len(last.seats)} games")
-    return records[:whole], lines.size(whole), " and ".join(left_out)
 
 
 def read_records(path: Path) -> list[GameRecord]:

@@ -16,6 +16,7 @@ up to whole deal-groups and line-up cycles.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from gofish_env.evaluation import (
     summarize,
 )
 from gofish_env.evaluation.entrants import default_name
+from gofish_env.evaluation.kept import play_kept, read_games
 from gofish_env.rules import Rules
 
 
@@ -49,6 +51,8 @@ def run_tournament(
     progress: bool | Callable[[int], None] = False,
     replays: str | Path | None = None,
     engine: str = "auto",
+    keep: str | Path | None = None,
+    say: Callable[[str], None] = lambda message: None,
 ) -> TournamentResult:
     """Play a tournament and return its games and statistics.
 
@@ -66,6 +70,9 @@ def run_tournament(
     refusing other entrants and replays. The compiled CPUs draw their random choices from
     other generators than the Python ones, so the two engines give different games (the
     same deals and seatings) for one seed.
+    ``keep``: a file (JSON lines) the games are kept in as each deal ends; run again with
+    the same settings, the tournament goes on from the deals kept there instead of playing
+    them again (``gofish_env.evaluation.kept``); ``say`` is told what was found there.
     """
     rules = Rules.resolve(players, rules)
     if rules.match_target:
@@ -82,11 +89,17 @@ def run_tournament(
         entrant_list, rules, seed, lineups, max_asks, replays=replays, engine=engine
     )
     with progress_bar(progress, deals * rules.players) as advance:
-        records = play_deals(measurement, deals, workers, advance)
+        if keep is None:
+            records = play_deals(measurement, deals, workers, advance)
+        else:
+            records = play_kept(measurement, deals, keep, workers, advance, say)
     summary = summarize(records, entrant_list, rules, seed)
     return TournamentResult(
         entrant_list, rules, seed, deals, lineups, records, summary, engine_used(measurement)
     )
+
+
+KEPT_GAMES = "played.jsonl"  # in --out: the games as they are played, to go on from
 
 
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
@@ -137,7 +150,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "--out",
         default="results/tournament",
         help="folder for the result files ('' for none); files of the same names already "
-        "there are replaced, and the command says so",
+        "there are replaced, and the command says so. The games are kept there as they are "
+        "played (played.jsonl): the same command stopped midway goes on from them",
     )
     parser.add_argument(
         "--replays",
@@ -177,18 +191,27 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     if args.replays is not None:
         check_output(parser, "--replays", args.replays, directory=True)
 
-    result = run_tournament(
-        entrants,
-        players=args.players,
-        games=args.games,
-        rules=rules,
-        seed=args.seed,
-        workers=args.workers,
-        max_asks=args.max_asks,
-        progress=not args.no_progress,
-        replays=args.replays,
-        engine=args.engine,
-    )
+    keep = Path(args.out) / KEPT_GAMES if args.out else None
+    try:
+        result = run_tournament(
+            entrants,
+            players=args.players,
+            games=args.games,
+            rules=rules,
+            seed=args.seed,
+            workers=args.workers,
+            max_asks=args.max_asks,
+            progress=not args.no_progress,
+            replays=args.replays,
+            engine=args.engine,
+            keep=keep,
+            say=lambda message: print(message, file=sys.stderr),
+        )
+    except KeyboardInterrupt:
+        if keep is None:
+            sys.exit("interrupted: nothing kept (--out '' keeps no games)")
+        deals = len({record.deal for record in read_games(keep)[0]})
+        sys.exit(f"interrupted: {deals} deals kept in {keep}; run the same command to go on")
     print(result.table())
     if args.out:
         had_results = (Path(args.out) / "results.json").exists()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -213,6 +214,9 @@ _WORKER_TABLE: Table | None = None
 
 def _init_worker(measurement: Measurement) -> None:
     global _WORKER_TABLE
+    # Ctrl-C reaches every process of the terminal: the parent stops the pool and keeps
+    # what was played; the workers need not each print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_TABLE = Table(measurement)
 
 
@@ -227,13 +231,17 @@ def play_deals(
     workers: int = 1,
     on_games: Callable[[int], None] | None = None,
     first: int = 0,
+    on_deal: Callable[[list[GameRecord]], None] | None = None,
 ) -> list[GameRecord]:
-    """Every game of deals ``first`` .. ``deals - 1``, in deal order; ``on_games(n)`` is
-    told the number of games played so far after each deal. ``workers`` > 1 plays the
-    deals in a pool of processes (the records are the same). A deal's games depend on its
-    index only, so a measurement can be played in parts (and resumed)."""
+    """Every game of deals ``first`` .. ``deals - 1``, in deal order; ``on_deal(games)`` is
+    handed each deal's games as it ends (to keep them: ``kept``), then ``on_games(n)`` told
+    the number of games played so far. ``workers`` > 1 plays the deals in a pool of
+    processes (the records are the same). A deal's games depend on its index only, so a
+    measurement can be played in parts (and resumed)."""
     records: list[GameRecord] = []
     for deal_records in _deal_records(measurement, range(first, deals), workers):
+        if on_deal is not None:
+            on_deal(deal_records)
         records.extend(deal_records)
         if on_games is not None:
             on_games(len(records))

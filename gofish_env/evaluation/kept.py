@@ -1,0 +1,157 @@
+"""Games kept as they are played, so that a long measurement stopped by Ctrl-C, a kill or a
+crash goes on from where it stopped when the same command is run again.
+
+A measurement's games depend only on its settings and each deal's index (``harness``), so
+the games of deals 0..k-1 kept in a file are the very games a new run would play first.
+The file holds one game a JSON line (``run_files``), appended as each deal ends; the
+settings the games were played with sit beside it (``NAME.settings.json``). A run with the
+same settings reads the whole deals kept and plays from the next one (asking for fewer
+deals than are kept reads the first ones); with other settings the file is begun again.
+A model entrant's settings include its file's size and time, so a retrained model at the
+same path is not taken for the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from gofish_env.evaluation.harness import GameRecord, Measurement, engine_used, play_deals
+from gofish_env.evaluation.run_files import read_json_lines
+from gofish_env.players import MODEL_PREFIX
+
+
+def read_games(path: Path) -> tuple[list[GameRecord], int, str]:
+    """The games of ``path``'s whole deals, the file's length that holds them, and what
+    was left out: a cut last line and a last deal without all its seatings, which a write
+    stopped midway leaves ("" when nothing was). A file damaged before its last line
+    raises ``ValueError``."""
+    lines = read_json_lines(path)
+    records = []
+    for fields in lines.rows:
+        for name, value in fields.items():
+            if isinstance(value, list):
+                fields[name] = tuple(value)
+        records.append(GameRecord(**fields))
+    left_out = [f"a cut last line ({lines.cut} bytes)"] if lines.cut else []
+    whole = len(records)
+    if records:
+        last = records[-1]
+        seatings = sum(record.deal == last.deal for record in records)
+        if seatings < len(last.seats):  # a deal is played once with each seat rotation
+            whole -= seatings
+            left_out.append(f"deal {last.deal} with {seatings} of its {len(last.seats)} games")
+    return records[:whole], lines.size(whole), " and ".join(left_out)
+
+
+def game_line(record: GameRecord) -> str:
+    """One game as the line a kept file holds."""
+    return json.dumps(asdict(record)) + "\n"
+
+
+def settings_path(path: Path) -> Path:
+    """Where the settings of the games kept in ``path`` sit: ``a.jsonl`` -> ``a.settings.json``."""
+    return path.with_suffix(".settings.json")
+
+
+def measurement_settings(measurement: Measurement) -> dict[str, Any]:
+    """What decides a measurement's games, as JSON: the table, the seed, the line-ups, the
+    ask limit, the engine played in and every entrant (a model's file by size and time)."""
+    return {
+        "rules": asdict(measurement.rules),
+        "seed": measurement.seed,
+        "lineups": [list(lineup) for lineup in measurement.lineups],
+        "max_asks": measurement.max_asks,
+        "deterministic": measurement.deterministic,
+        "engine": engine_used(measurement),
+        "replays": None if measurement.replays is None else str(measurement.replays),
+        "entrants": [
+            [entrant.name, entrant.description, file_stamp(entrant.spec)]
+            for entrant in measurement.entrants
+        ],
+    }
+
+
+def file_stamp(spec: Any) -> list | None:
+    """A saved model's files by name, size and modification time (None for other specs):
+    enough to tell a retrained model from the one whose games were kept."""
+    if not (isinstance(spec, str) and spec.startswith(MODEL_PREFIX)):
+        return None
+    root = Path(spec[len(MODEL_PREFIX) :])
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    stamps = []
+    for file in files:
+        stat = file.stat()
+        stamps.append(
+            [str(file.relative_to(root)) if file != root else "", stat.st_size, stat.st_mtime_ns]
+        )
+    return stamps
+
+
+def play_kept(
+    measurement: Measurement,
+    deals: int,
+    path: str | Path,
+    workers: int = 1,
+    on_games: Callable[[int], None] | None = None,
+    say: Callable[[str], None] = lambda message: None,
+) -> list[GameRecord]:
+    """Every game of deals 0..``deals - 1``, as ``play_deals`` plays them: those kept in
+    ``path`` read back, the others played and appended to it deal by deal. ``say`` is told
+    what was found there (games gone on from, a cut write dropped, other settings)."""
+    path = Path(path)
+    settings = json.loads(json.dumps(measurement_settings(measurement)))
+    kept_settings = settings_path(path)
+    records: list[GameRecord] = []
+    size = 0
+    if path.exists():
+        before = json.loads(kept_settings.read_text()) if kept_settings.exists() else None
+        if before == settings:
+            records, size, left_out = read_games(path)
+            if left_out:
+                say(f"{path}: {left_out} dropped (a write stopped midway); played again")
+            kept_deals = sorted({record.deal for record in records})
+            if kept_deals != list(range(len(kept_deals))):  # not a run's first deals
+                say(f"{path}: its deals are not 0, 1, 2, ...; begun again")
+                records, size = [], 0
+            records = [record for record in records if record.deal < deals]
+        else:
+            say(f"{path}: its games were played with other settings; begun again")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kept_settings.write_text(json.dumps(settings, indent=1) + "\n")
+    played = len({record.deal for record in records})
+    if played:
+        say(f"{path}: {played} deals kept; going on from deal {played}")
+    if on_games is not None:
+        on_games(len(records))
+    with path.open("r+b" if path.exists() else "wb") as file:
+        file.truncate(size)  # a cut write, or another run's games, goes
+    if played >= deals:
+        return records
+    with path.open("a") as file:
+
+        def keep(deal_records: list[GameRecord]) -> None:
+            file.writelines(game_line(record) for record in deal_records)
+            file.flush()
+            os.fsync(file.fileno())
+
+        new = play_deals(
+            measurement,
+            deals,
+            workers,
+            on_games_after(on_games, len(records)),
+            first=played,
+            on_deal=keep,
+        )
+    return records + new
+
+
+def on_games_after(on_games: Callable[[int], None] | None, kept: int):
+    """``on_games`` counting the ``kept`` games before the new ones."""
+    if on_games is None:
+        return None
+    return lambda done: on_games(kept + done)

@@ -1,0 +1,141 @@
+"""Games kept as they are played (``gofish_env.evaluation.kept``): a measurement stopped
+midway goes on from its file and ends with the games of one that never stopped; a cut
+write, other settings and a retrained model are each noticed. The tournament's command
+keeps its games in ``--out`` and says how to go on after Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from gofish_baselines import tournament
+from gofish_env import Rules
+from gofish_env.evaluation import Measurement, make_entrants, make_lineups, play_deals
+from gofish_env.evaluation.kept import file_stamp, play_kept, read_games, settings_path
+
+
+def measurement(engine: str = "python", seed: int = 3, levels=("random", "easy", "hard")):
+    rules = Rules(players=3)
+    entrants = make_entrants(list(levels), rules)
+    return Measurement(entrants, rules, seed, make_lineups(len(entrants), 3), engine=engine)
+
+
+class Stop(Exception):
+    """Stands for Ctrl-C: raised once a number of games is reached."""
+
+
+def stop_after(games: int):
+    def on_games(done: int) -> None:
+        if done >= games:
+            raise Stop
+
+    return on_games
+
+
+# The vector engine plays in one process: workers do not apply to it.
+@pytest.mark.parametrize(("engine", "workers"), [("python", 1), ("python", 2), ("vector", 1)])
+def test_a_measurement_stopped_midway_goes_on_to_the_games_of_one_never_stopped(
+    tmp_path, engine, workers
+):
+    whole = play_deals(measurement(engine), 8, workers)
+    path = tmp_path / "games.jsonl"
+    with pytest.raises(Stop):
+        play_kept(measurement(engine), 8, path, workers, on_games=stop_after(9))
+    kept, _, left_out = read_games(path)
+    assert left_out == ""
+    assert kept == whole[: len(kept)] and 9 <= len(kept) < len(whole)  # whole deals only
+    said = []
+    assert play_kept(measurement(engine), 8, path, workers, say=said.append) == whole
+    assert said == [f"{path}: {len(kept) // 3} deals kept; going on from deal {len(kept) // 3}"]
+    assert read_games(path)[0] == whole
+
+
+def test_the_vector_engine_keeps_its_games_a_batch_at_a_time(tmp_path):
+    # Its deals come a batch at a time; each is kept as the batch hands it over.
+    path = tmp_path / "games.jsonl"
+    counts = []
+    play_kept(measurement("vector"), 5, path, on_games=counts.append)
+    assert counts == [0, 3, 6, 9, 12, 15] and len(read_games(path)[0]) == 15
+
+
+def test_a_write_cut_midway_is_dropped_and_its_deal_played_again(tmp_path):
+    whole = play_deals(measurement(), 4)
+    path = tmp_path / "games.jsonl"
+    play_kept(measurement(), 4, path)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:7]) + lines[7][:20])  # deal 2 with one game and a cut line
+    said = []
+    assert play_kept(measurement(), 4, path, say=said.append) == whole
+    assert said[0] == (
+        f"{path}: a cut last line (20 bytes) and deal 2 with 1 of its 3 games dropped "
+        "(a write stopped midway); played again"
+    )
+    assert read_games(path) == (whole, os.path.getsize(path), "")
+
+
+def test_games_kept_with_other_settings_are_begun_again(tmp_path):
+    path = tmp_path / "games.jsonl"
+    play_kept(measurement(seed=3), 2, path)
+    said = []
+    other = play_kept(measurement(seed=4), 2, path, say=said.append)
+    assert other == play_deals(measurement(seed=4), 2)
+    assert said == [f"{path}: its games were played with other settings; begun again"]
+    assert read_games(path)[0] == other
+    assert json.loads(settings_path(path).read_text())["seed"] == 4
+
+
+def test_fewer_deals_than_kept_read_the_first_and_play_none(tmp_path):
+    path = tmp_path / "games.jsonl"
+    whole = play_kept(measurement(), 4, path)
+    before = path.read_bytes()
+    counts = []
+    assert play_kept(measurement(), 2, path, on_games=counts.append) == whole[:6]
+    assert counts == [6] and path.read_bytes() == before
+
+
+def test_a_retrained_model_is_not_taken_for_the_one_whose_games_were_kept(tmp_path):
+    model = tmp_path / "agent.zip"
+    model.write_bytes(b"first")
+    stamp = file_stamp(f"model:{model}")
+    assert stamp == file_stamp(f"model:{model}") and file_stamp("hard") is None
+    model.write_bytes(b"second, longer")
+    assert file_stamp(f"model:{model}") != stamp
+    folder = tmp_path / "module"  # an RLlib module is a folder: every file counts
+    (folder / "deep").mkdir(parents=True)
+    (folder / "deep" / "weights").write_bytes(b"1")
+    stamp = file_stamp(f"model:{folder}")
+    (folder / "deep" / "weights").write_bytes(b"22")
+    assert file_stamp(f"model:{folder}") != stamp
+
+
+def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never_stopped(
+    tmp_path, capsys, monkeypatch
+):
+    argv = ["--cpus", "random,easy,hard", "--players", "3", "--games", "12", "--seed", "5"]
+    out = tmp_path / "out"
+    real_play_kept = tournament.play_kept
+
+    def interrupted(measurement, deals, path, workers, on_games, say):
+        def ctrl_c(done):
+            on_games(done)
+            if done >= 6:
+                raise KeyboardInterrupt
+
+        return real_play_kept(measurement, deals, path, workers, ctrl_c, say)
+
+    monkeypatch.setattr(tournament, "play_kept", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        tournament.main([*argv, "--out", str(out)])
+    assert stopped.value.code == (
+        f"interrupted: 2 deals kept in {out / 'played.jsonl'}; run the same command to go on"
+    )
+    monkeypatch.setattr(tournament, "play_kept", real_play_kept)
+    capsys.readouterr()
+    tournament.main([*argv, "--out", str(out)])
+    assert "2 deals kept; going on from deal 2" in capsys.readouterr().err
+    tournament.main([*argv, "--out", str(tmp_path / "fresh")])
+    resumed = json.loads((out / "results.json").read_text())
+    fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())
+    assert resumed == fresh and len(fresh["games"]) == 12
