@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import ENGINES, Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.harness import decision_milliseconds
+from gofish_env.evaluation.kept import interrupted_message, play_kept
 from gofish_env.rules import Rules
 
 LADDER = ("random", "easy", "normal", "hard", "expert")
@@ -84,11 +86,15 @@ def measure(
     on_games: Callable[[int], None] | None = None,
     workers: int = 1,
     engine: str = "auto",
+    keep: Path | None = None,
+    say: Callable[[str], None] = lambda message: None,
 ) -> PairResult:
     """``strong`` against ``players - 1`` copies of ``weak`` over ``deals`` duplicate deals
     (``deals * players`` games), in ``workers`` processes. Deterministic for a given seed,
     whatever the number of workers. ``engine``: the harness's (``Measurement.engine``):
-    compiled levels play in the vector engine unless it is ``"python"``."""
+    compiled levels play in the vector engine unless it is ``"python"``. ``keep``: a file
+    the games are kept in as they are played, and gone on from (``evaluation.kept``; its
+    ``seconds`` then count the games played this time)."""
     rules = Rules.resolve(players, rules)
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
@@ -96,7 +102,10 @@ def measure(
     lineup = (0,) + (1,) * (players - 1)
     start = time.perf_counter()
     measurement = Measurement(entrants, rules, seed, [lineup], engine=engine)
-    records = play_deals(measurement, deals, workers, on_games)
+    if keep is None:
+        records = play_deals(measurement, deals, workers, on_games)
+    else:
+        records = play_kept(measurement, deals, keep, workers, on_games, say)
     seconds = time.perf_counter() - start
     stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
     low, high = stats.win_rate_ci or (0.0, 1.0)
@@ -137,8 +146,12 @@ def run_ladder(
     progress: bool = False,
     workers: int = 1,
     engine: str = "auto",
+    keep: Path | None = None,
+    say: Callable[[str], None] = lambda message: None,
 ) -> list[PairResult]:
-    """Every adjacent pair of ``levels`` at every table size, ``deals`` duplicate deals each."""
+    """Every adjacent pair of ``levels`` at every table size, ``deals`` duplicate deals each.
+    ``keep``: a folder where each pair's games are kept as they are played
+    (``pP-STRONG-WEAK.jsonl``), and gone on from."""
     for name in levels:
         if name not in CPU_LEVELS:
             raise ValueError(f"levels: unknown CPU {name!r}; allowed: {', '.join(CPU_LEVELS)}")
@@ -160,10 +173,17 @@ def run_ladder(
                     on_games=lambda n, before=done: advance(before + n),
                     workers=workers,
                     engine=engine,
+                    keep=None if keep is None else kept_file(keep, strong, weak, p),
+                    say=say,
                 )
             )
             done += deals * p
     return results
+
+
+def kept_file(folder: Path, strong: str, weak: str, players: int) -> Path:
+    """Where a pair's games are kept under ``--keep``."""
+    return Path(folder) / f"p{players}-{strong}-{weak}.jsonl"
 
 
 # ---------------------------------------------------------------------------- reporting
@@ -296,6 +316,13 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         "created if missing; the rest of it is kept), with the chart saved beside it as "
         ".png (overwritten) (default: print only)",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="folder to keep each pair's games in as they are played (pP-STRONG-WEAK.jsonl): "
+        "the same command stopped midway goes on from them (default: none kept)",
+    )
     args = parser.parse_args(argv)
 
     # Every argument is checked before the first game.
@@ -319,8 +346,23 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
             )
         check_output(parser, "--out", out)
         check_output(parser, "--out", out.with_suffix(".png"))
+    if args.keep is not None:
+        check_output(parser, "--keep", args.keep, directory=True)
 
-    results = run_ladder(args.games, args.seed, players, levels, True, args.workers, args.engine)
+    try:
+        results = run_ladder(
+            args.games,
+            args.seed,
+            players,
+            levels,
+            True,
+            args.workers,
+            args.engine,
+            args.keep,
+            say=lambda message: print(message, file=sys.stderr),
+        )
+    except KeyboardInterrupt:
+        sys.exit(interrupted_message(args.keep))
     print_table(results)
     print(speed_table(results))
     if args.out:

@@ -1,7 +1,8 @@
 """Games kept as they are played (``gofish_env.evaluation.kept``): a measurement stopped
 midway goes on from its file and ends with the games of one that never stopped; a cut
-write, other settings and a retrained model are each noticed. The tournament's command
-keeps its games in ``--out`` and says how to go on after Ctrl-C."""
+write, other settings and a retrained model are each noticed. The tournament keeps its
+games in ``--out``, the ladder and ``gofish-evaluate`` in ``--keep DIR``, and each says how
+to go on after Ctrl-C."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 
 import pytest
 
-from gofish_baselines import tournament
+from gofish_baselines import ladder, tournament
 from gofish_env import Rules
 from gofish_env.evaluation import Measurement, make_entrants, make_lineups, play_deals
 from gofish_env.evaluation.kept import file_stamp, play_kept, read_games, settings_path
@@ -139,3 +140,75 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     resumed = json.loads((out / "results.json").read_text())
     fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())
     assert resumed == fresh and len(fresh["games"]) == 12
+
+
+def ctrl_c_after(real, games: int):
+    """``play_kept`` that stops as if by Ctrl-C once ``games`` games of a measurement ended."""
+
+    def interrupted(measurement, deals, path, workers=1, on_games=None, say=print):
+        def ctrl_c(done):
+            if on_games is not None:
+                on_games(done)
+            if done >= games:
+                raise KeyboardInterrupt
+
+        return real(measurement, deals, path, workers, ctrl_c, say)
+
+    return interrupted
+
+
+def test_the_ladder_with_keep_goes_on_after_ctrl_c_to_the_results_of_one_never_stopped(
+    tmp_path, capsys, monkeypatch
+):
+    argv = ["--games", "6", "--players", "2,3", "--levels", "random,easy,hard", "--seed", "4"]
+    keep = tmp_path / "kept"
+    monkeypatch.setattr(ladder, "play_kept", ctrl_c_after(ladder.play_kept, 4))
+    with pytest.raises(SystemExit) as stopped:
+        ladder.main([*argv, "--keep", str(keep)])
+    assert stopped.value.code == (
+        f"interrupted: the games played are kept in {keep}; run the same command to go on"
+    )
+    assert [path.name for path in keep.glob("*.jsonl")] == ["p2-easy-random.jsonl"]
+    monkeypatch.undo()
+    capsys.readouterr()
+    resumed = ladder.main([*argv, "--keep", str(keep)])
+    assert "p2-easy-random.jsonl: 2 deals kept; going on from deal 2" in capsys.readouterr().err
+    fresh = ladder.main(argv)
+    outcome = [(r.strong, r.weak, r.players, r.score, r.low, r.high) for r in fresh]
+    assert [(r.strong, r.weak, r.players, r.score, r.low, r.high) for r in resumed] == outcome
+    assert len(list(keep.glob("*.jsonl"))) == 4  # two pairs at two tables
+
+
+def test_a_ladder_stopped_without_keep_says_how_to_keep_its_games(capsys, monkeypatch):
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ladder, "play_deals", ctrl_c)
+    with pytest.raises(SystemExit) as stopped:
+        ladder.main(["--games", "2", "--players", "2", "--levels", "random,easy"])
+    assert stopped.value.code == (
+        "interrupted: nothing kept; with --keep DIR the games are kept as they are played, "
+        "and the same command goes on from them"
+    )
+
+
+@pytest.mark.torch
+def test_gofish_evaluate_with_keep_goes_on_after_ctrl_c_to_the_same_table(
+    agents, tmp_path, capsys, monkeypatch
+):
+    from gofish_training import evaluate
+
+    argv = [agents["recorded"], "--cpus", "random,easy", "--deals", "3", "--seed", "2"]
+    keep = tmp_path / "kept"
+    monkeypatch.setattr(evaluate, "play_kept", ctrl_c_after(evaluate.play_kept, 8))
+    with pytest.raises(SystemExit) as stopped:
+        evaluate.main([*argv, "--keep", str(keep)])
+    assert stopped.value.code == (
+        f"interrupted: the games played are kept in {keep}; run the same command to go on"
+    )
+    assert len(read_games(keep / "random.jsonl")[0]) == 8  # two whole deals of four games
+    monkeypatch.undo()
+    capsys.readouterr()
+    resumed = evaluate.main([*argv, "--keep", str(keep)])
+    assert "random.jsonl: 2 deals kept; going on from deal 2" in capsys.readouterr().err
+    assert resumed == evaluate.main(argv)

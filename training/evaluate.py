@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from gofish_env.cli import (
     rules_or_error,
 )
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
+from gofish_env.evaluation.kept import interrupted_message, play_kept
 from gofish_env.players import load_agent
 from gofish_env.rules import Rules
 
@@ -65,10 +67,15 @@ def evaluate(
     seed: int = 0,
     progress: bool = False,
     replays: str | Path | None = None,
+    keep: str | Path | None = None,
+    say: Callable[[str], None] = lambda message: None,
 ) -> list[LevelResult]:
     """The agent's results against each CPU level (see the module docstring). ``agent`` is
     any player spec: a loaded model, ``"model:PATH.zip"``, a CPU level, ... ``replays``: a
-    folder where every game is saved as a replay file, in a subfolder per CPU level."""
+    folder where every game is saved as a replay file, in a subfolder per CPU level.
+    ``keep``: a folder where the games against each level are kept as they are played
+    (``LEVEL.jsonl``), and gone on from (``gofish_env.evaluation.kept``); ``say`` is told
+    what was found there."""
     rules = Rules() if rules is None else rules
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
@@ -86,9 +93,12 @@ def evaluate(
                 deterministic=True,
                 replays=None if replays is None else Path(replays) / cpu,
             )
-            records = play_deals(
-                measurement, deals, on_games=lambda n, before=level * games: advance(before + n)
-            )
+            on_games = lambda n, before=level * games: advance(before + n)  # noqa: E731
+            if keep is None:
+                records = play_deals(measurement, deals, on_games=on_games)
+            else:
+                kept = Path(keep) / f"{cpu}.jsonl"
+                records = play_kept(measurement, deals, kept, on_games=on_games, say=say)
             stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
             results.append(
                 LevelResult(
@@ -157,6 +167,13 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         help="folder to save every game in as a replay file, a subfolder per CPU level "
         "(default: none); gofish-replay FILE makes a page of one",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="folder to keep the games in as they are played (LEVEL.jsonl): the same command "
+        "stopped midway goes on from them (default: none kept)",
+    )
     args = parser.parse_args(argv)
 
     # Every argument, and the model file, is checked before the first game.
@@ -168,12 +185,27 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         check_output(parser, "--json", args.json)
     if args.replays is not None:
         check_output(parser, "--replays", args.replays, directory=True)
-    try:
-        agent = load_agent(args.model, rules, deterministic=True)
+    if args.keep is not None:
+        check_output(parser, "--keep", args.keep, directory=True)
+    try:  # the model is read here to refuse a bad file before any game
+        load_agent(args.model, rules, deterministic=True)
     except AgentFileError as error:
         parser.error(str(error))
 
-    results = evaluate(agent, cpus, rules, args.deals, args.seed, True, args.replays)
+    try:
+        results = evaluate(
+            f"model:{args.model}",
+            cpus,
+            rules,
+            args.deals,
+            args.seed,
+            True,
+            args.replays,
+            args.keep,
+            say=lambda message: print(message, file=sys.stderr),
+        )
+    except KeyboardInterrupt:
+        sys.exit(interrupted_message(args.keep))
     Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
     if args.json is not None:
         replaced = args.json.exists()

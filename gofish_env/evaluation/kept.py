@@ -155,3 +155,13 @@ def on_games_after(on_games: Callable[[int], None] | None, kept: int):
     if on_games is None:
         return None
     return lambda done: on_games(kept + done)
+
+
+def interrupted_message(keep: Path | None) -> str:
+    """What a command stopped by Ctrl-C says, given the folder it keeps its games in."""
+    if keep is None:
+        return (
+            "interrupted: nothing kept; with --keep DIR the games are kept as they are "
+            "played, and the same command goes on from them"
+        )
+    return f"interrupted: the games played are kept in {keep}; run the same command to go on"
