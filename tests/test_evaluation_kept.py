@@ -87,6 +87,16 @@ def test_games_kept_with_other_settings_are_begun_again(tmp_path):
     assert json.loads(settings_path(path).read_text())["seed"] == 4
 
 
+def test_games_whose_settings_cannot_be_read_are_begun_again(tmp_path):
+    path = tmp_path / "games.jsonl"
+    play_kept(measurement(), 2, path)
+    settings_path(path).write_text('{"rules": ')  # a write cut midway
+    said = []
+    assert play_kept(measurement(), 2, path, say=said.append) == play_deals(measurement(), 2)
+    assert said == [f"{path}: its games were played with other settings; begun again"]
+    assert json.loads(settings_path(path).read_text())["seed"] == 3
+
+
 def test_fewer_deals_than_kept_read_the_first_and_play_none(tmp_path):
     path = tmp_path / "games.jsonl"
     whole = play_kept(measurement(), 4, path)

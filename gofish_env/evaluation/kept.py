@@ -58,9 +58,20 @@ def settings_path(path: Path) -> Path:
     return path.with_suffix(".settings.json")
 
 
+def read_settings(path: Path) -> dict | None:
+    """The settings kept at ``path``, or None when there are none to read."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def measurement_settings(measurement: Measurement) -> dict[str, Any]:
     """What decides a measurement's games, as JSON: the table, the seed, the line-ups, the
-    ask limit, the engine played in and every entrant (a model's file by size and time)."""
+    ask limit, the engine played in and every entrant (a model's file by size and time).
+    An entrant given as an object (a CPU, a loaded model, a callable) is known by its
+    description only (``Entrant.description``): keep the games of such entrants only while
+    they do not change."""
     return {
         "rules": asdict(measurement.rules),
         "seed": measurement.seed,
@@ -109,8 +120,7 @@ def play_kept(
     records: list[GameRecord] = []
     size = 0
     if path.exists():
-        before = json.loads(kept_settings.read_text()) if kept_settings.exists() else None
-        if before == settings:
+        if read_settings(kept_settings) == settings:
             records, size, left_out = read_games(path)
             if left_out:
                 say(f"{path}: {left_out} dropped (a write stopped midway); played again")
@@ -122,22 +132,26 @@ def play_kept(
         else:
             say(f"{path}: its games were played with other settings; begun again")
     path.parent.mkdir(parents=True, exist_ok=True)
-    kept_settings.write_text(json.dumps(settings, indent=1) + "\n")
+    # The games of other settings go before the new settings are written, and the settings
+    # are written whole (a kill midway leaves the old file): no file holds games that its
+    # settings do not describe.
+    with path.open("r+b" if path.exists() else "wb") as file:
+        file.truncate(size)  # a cut write, or another run's games, goes
+    part = kept_settings.with_suffix(".part")
+    part.write_text(json.dumps(settings, indent=1) + "\n")
+    os.replace(part, kept_settings)
     played = len({record.deal for record in records})
     if played:
         say(f"{path}: {played} deals kept; going on from deal {played}")
     if on_games is not None:
         on_games(len(records))
-    with path.open("r+b" if path.exists() else "wb") as file:
-        file.truncate(size)  # a cut write, or another run's games, goes
     if played >= deals:
         return records
     with path.open("a") as file:
 
         def keep(deal_records: list[GameRecord]) -> None:
             file.writelines(game_line(record) for record in deal_records)
-            file.flush()
-            os.fsync(file.fileno())
+            file.flush()  # to the system: a Ctrl-C, a kill or a crash of this process keeps it
 
         new = play_deals(
             measurement,
