@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from gofish_baselines.master_strength import deal_shares, mean_and_interval, print_comparison
@@ -26,11 +27,13 @@ from gofish_env.cli import (
     ROLLOUTS_BY_TABLE,
     HelpFormatter,
     check_count,
+    check_output,
     parse_rollouts,
     progress_bar,
 )
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
+from gofish_env.evaluation.kept import interrupted_message, play_kept
 from gofish_env.master import ROLLOUTS_TABLE, MasterCPU, world_values
 from gofish_env.rules import Rules
 from gofish_env.worlds import true_worlds
@@ -65,8 +68,16 @@ def main(argv: list[str] | None = None) -> None:
         "(master's default)",
     )
     parser.add_argument("--compare", type=Path, help="a master_strength run to pair deals with")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="a JSON-lines file the games are kept in as they are played: the same command "
+        "stopped midway goes on from it",
+    )
     args = parser.parse_args(argv)
     check_count(parser, "--deals", args.deals)
+    if args.out is not None:
+        check_output(parser, "--out", args.out)
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: an integer from 2 to 6")
     if args.compare is not None and not args.compare.exists():
@@ -76,17 +87,43 @@ def main(argv: list[str] | None = None) -> None:
     oracle = OracleMaster(0, rollouts=rollouts)
     entrants = make_entrants({"oracle": oracle, "expert": "expert"}, rules)
     lineup = (0,) + (1,) * (args.players - 1)
-    table = Table(Measurement(entrants, rules, args.seed, [lineup]))
+    measurement = Measurement(entrants, rules, args.seed, [lineup])
+    table = Table(measurement)
     oracle.env = table.env
-    records = []
-    with progress_bar(True, args.deals, "oracle deals") as advance:
-        for deal in range(args.deals):
-            records += table.play_deal(deal)
-            advance(1)
+
+    def play(measurement, deals, workers=1, on_games=None, first=0, on_deal=None):
+        """``play_deals`` at the oracle's own table (it reads that table's game)."""
+        records = []
+        for deal in range(first, deals):
+            deal_records = table.play_deal(deal)
+            if on_deal is not None:
+                on_deal(deal_records)
+            records += deal_records
+            if on_games is not None:
+                on_games(len(records))
+        return records
+
+    try:
+        with progress_bar(True, args.deals * args.players, "oracle games") as advance:
+            if args.out is None:
+                records = play(measurement, args.deals, on_games=advance)
+            else:
+                records = play_kept(
+                    measurement,
+                    args.deals,
+                    args.out,
+                    on_games=advance,
+                    say=lambda message: print(message, file=sys.stderr),
+                    play=play,
+                    more_settings={"rollouts": rollouts},  # the oracle is an object
+                )
+    except KeyboardInterrupt:
+        sys.exit(interrupted_message(args.out, "--out FILE"))
     shares = deal_shares(records)
     print(f"oracle master vs expert, {args.players} players, {len(shares)} deals: ", end="")
     print(mean_and_interval(list(shares.values())), f"(load {os.getloadavg()[0]:.1f})")
-    print(f"searches {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
+    made = "searches" if args.out is None else "searches in the deals played by this run"
+    print(f"{made} {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
     print_comparison(records, args.compare)
 
 

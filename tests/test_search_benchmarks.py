@@ -14,6 +14,7 @@ from gofish_baselines import master_strength as strength
 from gofish_env import Game, Rules, rollouts
 from gofish_env.cards import parse_card
 from gofish_env.cpus import make_cpu
+from gofish_env.evaluation.kept import read_games
 from gofish_env.evaluation.run_files import JsonLines, read_json_lines
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import CATCH_WEIGHT
@@ -305,3 +306,37 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
         regret.main(["--summary", str(out), str(earlier)])
     said = " ".join(capsys.readouterr().err.split())
     assert "--summary: the files were measured with other settings" in said
+
+
+def test_the_oracle_stopped_midway_goes_on_from_its_out_file(tmp_path, capsys, monkeypatch):
+    """benchmarks/master_oracle.py --out: Ctrl-C keeps the deals played, and the same
+    command ends with the games of a run never stopped."""
+    oracle_module = _benchmark("master_oracle")
+    argv = ["--deals", "3", "--rollouts", "random"]
+    real_play_kept = oracle_module.play_kept
+
+    def ctrl_c_after_a_deal(*args, on_games, **kwargs):
+        def counted(done):
+            on_games(done)
+            if done >= 2:
+                raise KeyboardInterrupt
+
+        return real_play_kept(*args, on_games=counted, **kwargs)
+
+    out = tmp_path / "oracle.jsonl"
+    monkeypatch.setattr(oracle_module, "play_kept", ctrl_c_after_a_deal)
+    with pytest.raises(SystemExit) as stopped:
+        oracle_module.main([*argv, "--out", str(out)])
+    assert stopped.value.code == (
+        f"interrupted: the games played are kept in {out}; run the same command to go on"
+    )
+    assert len(read_games(out)[0]) == 2
+    monkeypatch.undo()
+    capsys.readouterr()
+    oracle_module.main([*argv, "--out", str(out)])
+    resumed = capsys.readouterr()
+    assert "1 deal kept; going on from deal 1" in resumed.err
+    oracle_module.main(argv)
+    fresh = capsys.readouterr().out
+    assert resumed.out.splitlines()[0].split("(load")[0] == fresh.splitlines()[0].split("(load")[0]
+    assert len(read_games(out)[0]) == 6

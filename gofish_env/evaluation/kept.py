@@ -110,12 +110,17 @@ def play_kept(
     workers: int = 1,
     on_games: Callable[[int], None] | None = None,
     say: Callable[[str], None] = lambda message: None,
+    play: Callable[..., list[GameRecord]] = play_deals,
+    more_settings: dict[str, Any] | None = None,
 ) -> list[GameRecord]:
-    """Every game of deals 0..``deals - 1``, as ``play_deals`` plays them: those kept in
-    ``path`` read back, the others played and appended to it deal by deal. ``say`` is told
-    what was found there (games gone on from, a cut write dropped, other settings)."""
+    """Every game of deals 0..``deals - 1``, as ``play`` plays them (``play_deals``, or a
+    function of its signature): those kept in ``path`` read back, the others played and
+    appended to it deal by deal. ``say`` is told what was found there (games gone on from,
+    a cut write dropped, other settings). ``more_settings`` (JSON) join the measurement's
+    own: what else decides the games (an entrant object's options)."""
     path = Path(path)
-    settings = json.loads(json.dumps(measurement_settings(measurement)))
+    settings = {**measurement_settings(measurement), **(more_settings or {})}
+    settings = json.loads(json.dumps(settings))
     kept_settings = settings_path(path)
     records: list[GameRecord] = []
     size = 0
@@ -142,7 +147,8 @@ def play_kept(
     os.replace(part, kept_settings)
     played = len({record.deal for record in records})
     if played:
-        say(f"{path}: {played} deals kept; going on from deal {played}")
+        deals_kept = f"{played} deal{'' if played == 1 else 's'}"
+        say(f"{path}: {deals_kept} kept; going on from deal {played}")
     if on_games is not None:
         on_games(len(records))
     if played >= deals:
@@ -153,7 +159,7 @@ def play_kept(
             file.writelines(game_line(record) for record in deal_records)
             file.flush()  # to the system: a Ctrl-C, a kill or a crash of this process keeps it
 
-        new = play_deals(
+        new = play(
             measurement,
             deals,
             workers,
@@ -171,11 +177,11 @@ def on_games_after(on_games: Callable[[int], None] | None, kept: int):
     return lambda done: on_games(kept + done)
 
 
-def interrupted_message(keep: Path | None) -> str:
-    """What a command stopped by Ctrl-C says, given the folder it keeps its games in."""
+def interrupted_message(keep: Path | None, flag: str = "--keep DIR") -> str:
+    """What a command stopped by Ctrl-C says, given where it keeps its games (``flag``)."""
     if keep is None:
         return (
-            "interrupted: nothing kept; with --keep DIR the games are kept as they are "
+            f"interrupted: nothing kept; with {flag} the games are kept as they are "
             "played, and the same command goes on from them"
         )
     return f"interrupted: the games played are kept in {keep}; run the same command to go on"
