@@ -137,9 +137,7 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
         return real_play_kept(measurement, deals, path, workers, ctrl_c, say)
 
     monkeypatch.setattr(tournament, "play_kept", interrupted)
-    with pytest.raises(SystemExit) as stopped:
-        tournament.main([*argv, "--out", str(out)])
-    assert stopped.value.code == (
+    assert exit_message(tournament.main, [*argv, "--out", str(out)]) == (
         f"interrupted: 2 deals kept in {out / 'played.jsonl'}; run the same command to go on"
     )
     monkeypatch.setattr(tournament, "play_kept", real_play_kept)
@@ -150,6 +148,13 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     resumed = json.loads((out / "results.json").read_text())
     fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())
     assert resumed == fresh and len(fresh["games"]) == 12
+
+
+def exit_message(main, argv: list[str]) -> str:
+    """What ``main(argv)`` exits with (a stopped command's message)."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    return stopped.value.code
 
 
 def ctrl_c_after(real, games: int):
@@ -173,9 +178,7 @@ def test_the_ladder_with_keep_goes_on_after_ctrl_c_to_the_results_of_one_never_s
     argv = ["--games", "6", "--players", "2,3", "--levels", "random,easy,hard", "--seed", "4"]
     keep = tmp_path / "kept"
     monkeypatch.setattr(ladder, "play_kept", ctrl_c_after(ladder.play_kept, 4))
-    with pytest.raises(SystemExit) as stopped:
-        ladder.main([*argv, "--keep", str(keep)])
-    assert stopped.value.code == (
+    assert exit_message(ladder.main, [*argv, "--keep", str(keep)]) == (
         f"interrupted: the games played are kept in {keep}; run the same command to go on"
     )
     assert [path.name for path in keep.glob("*.jsonl")] == ["p2-easy-random.jsonl"]
@@ -194,9 +197,8 @@ def test_a_ladder_stopped_without_keep_says_how_to_keep_its_games(capsys, monkey
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ladder, "play_deals", ctrl_c)
-    with pytest.raises(SystemExit) as stopped:
-        ladder.main(["--games", "2", "--players", "2", "--levels", "random,easy"])
-    assert stopped.value.code == (
+    argv = ["--games", "2", "--players", "2", "--levels", "random,easy"]
+    assert exit_message(ladder.main, argv) == (
         "interrupted: nothing kept; with --keep DIR the games are kept as they are played, "
         "and the same command goes on from them"
     )
@@ -211,9 +213,7 @@ def test_gofish_evaluate_with_keep_goes_on_after_ctrl_c_to_the_same_table(
     argv = [agents["recorded"], "--cpus", "random,easy", "--deals", "3", "--seed", "2"]
     keep = tmp_path / "kept"
     monkeypatch.setattr(evaluate, "play_kept", ctrl_c_after(evaluate.play_kept, 8))
-    with pytest.raises(SystemExit) as stopped:
-        evaluate.main([*argv, "--keep", str(keep)])
-    assert stopped.value.code == (
+    assert exit_message(evaluate.main, [*argv, "--keep", str(keep)]) == (
         f"interrupted: the games played are kept in {keep}; run the same command to go on"
     )
     assert len(read_games(keep / "random.jsonl")[0]) == 8  # two whole deals of four games
