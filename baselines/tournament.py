@@ -36,7 +36,7 @@ from gofish_env.evaluation import (
     summarize,
 )
 from gofish_env.evaluation.entrants import default_name
-from gofish_env.evaluation.kept import play_kept, read_games
+from gofish_env.evaluation.kept import forget_kept, play_kept, read_games
 from gofish_env.rules import Rules
 
 
@@ -218,6 +218,9 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         paths = result.write(args.out)
         verb = "Replaced the earlier results:" if had_results else "Wrote"
         print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
+        # Kept to go on after a stop, not as a cache: a later run (of changed code, say)
+        # plays its games afresh. results.json holds every game.
+        forget_kept(keep)
     if args.replays is not None:
         print(f"Saved {len(result.records)} replays in {args.replays}")
     return result

@@ -144,6 +144,8 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     capsys.readouterr()
     tournament.main([*argv, "--out", str(out)])
     assert "2 deals kept; going on from deal 2" in capsys.readouterr().err
+    assert not (out / "played.jsonl").exists()  # done: the next run plays afresh
+    assert not (out / "played.settings.json").exists()
     tournament.main([*argv, "--out", str(tmp_path / "fresh")])
     resumed = json.loads((out / "results.json").read_text())
     fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())

@@ -177,6 +177,12 @@ def on_games_after(on_games: Callable[[int], None] | None, kept: int):
     return lambda done: on_games(kept + done)
 
 
+def forget_kept(path: Path) -> None:
+    """Remove the games kept in ``path`` and their settings (once a run is done with them)."""
+    path.unlink(missing_ok=True)
+    settings_path(path).unlink(missing_ok=True)
+
+
 def interrupted_message(keep: Path | None, flag: str = "--keep DIR") -> str:
     """What a command stopped by Ctrl-C says, given where it keeps its games (``flag``)."""
     if keep is None:
