@@ -76,6 +76,23 @@ def test_a_write_cut_midway_is_dropped_and_its_deal_played_again(tmp_path):
     assert read_games(path) == (whole, os.path.getsize(path), "")
 
 
+def test_a_file_damaged_before_its_last_line_is_set_aside_and_begun_again(tmp_path):
+    path = tmp_path / "games.jsonl"
+    play_kept(measurement(), 2, path)
+    lines = path.read_text().splitlines(keepends=True)
+    damaged = "".join(lines[:2]) + "not json\n" + "".join(lines[3:])
+    path.write_text(damaged)
+    said = []
+    assert play_kept(measurement(), 2, path, say=said.append) == play_deals(measurement(), 2)
+    aside = tmp_path / "games.jsonl.damaged"
+    assert said == [
+        f"{path}, line 3: not a JSON line (Expecting value: line 1 column 1 (char 0)); only "
+        f"a cut last line is mended, so mend or move the file. It was moved to {aside}, and "
+        "the games are begun again"
+    ]
+    assert aside.read_text() == damaged  # nothing lost
+
+
 def test_games_kept_with_other_settings_are_begun_again(tmp_path):
     path = tmp_path / "games.jsonl"
     play_kept(measurement(seed=3), 2, path)

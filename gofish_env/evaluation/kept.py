@@ -127,7 +127,13 @@ def play_kept(
     size = 0
     if path.exists():
         if read_settings(kept_settings) == settings:
-            records, size, left_out = read_games(path)
+            try:
+                records, size, left_out = read_games(path)
+            except ValueError as error:  # damaged before its last line: set aside, not lost
+                aside = path.with_suffix(path.suffix + ".damaged")
+                path.replace(aside)
+                say(f"{error}. It was moved to {aside}, and the games are begun again")
+                records, size, left_out = [], 0, ""
             if left_out:
                 say(f"{path}: {left_out} dropped (a write stopped midway); played again")
             kept_deals = sorted({record.deal for record in records})
