@@ -93,7 +93,10 @@ def evaluate(
                 deterministic=True,
                 replays=None if replays is None else Path(replays) / cpu,
             )
-            on_games = lambda n, before=level * games: advance(before + n)  # noqa: E731
+
+            def on_games(done: int, before: int = level * games) -> None:
+                advance(before + done)
+
             if keep is None:
                 records = play_deals(measurement, deals, on_games=on_games)
             else:
