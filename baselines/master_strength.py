@@ -72,7 +72,7 @@ from gofish_env.cli import (
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.evaluation.kept import read_games
+from gofish_env.evaluation.kept import read_games, settings_path
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
@@ -110,11 +110,6 @@ def parse_others_rollouts(parser: argparse.ArgumentParser, text: str) -> str | N
     ``same`` (None)."""
     level = parse_rollouts(parser, "--others-rollouts", text, SAME_LEVEL, "the --rollouts level")
     return None if level == SAME_LEVEL else level
-
-
-def settings_path(out: Path) -> Path:
-    """Where a run's settings are kept: ``p2.jsonl`` -> ``p2.settings.json``."""
-    return out.with_suffix(".settings.json")
 
 
 def entrants(
