@@ -49,7 +49,6 @@ against the budget.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -72,7 +71,7 @@ from gofish_env.cli import (
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.evaluation.kept import read_games, settings_path
+from gofish_env.evaluation.kept import game_line, read_games, settings_path
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
@@ -445,7 +444,7 @@ def main(argv: list[str] | None = None) -> None:
                     lambda n, before=done: advance((before * args.players) + n),
                     first=done,
                 )
-                lines = "".join(json.dumps(dataclasses.asdict(r)) + "\n" for r in part)
+                lines = "".join(map(game_line, part))
                 with args.out.open("a") as file:
                     file.write(lines)  # one call: Ctrl-C cannot keep part of a part
                 records += part

@@ -4,7 +4,6 @@ gives the same games as one run, and the table of several runs."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -21,6 +20,7 @@ from gofish_baselines.master_strength import (
     settings_path,
 )
 from gofish_env.cli import parse_pool_limit, parse_rollouts, parse_simulations
+from gofish_env.evaluation.kept import game_line
 from gofish_env.master import (
     DEFAULT_CANDIDATES,
     DEFAULT_POOL_LIMIT,
@@ -239,13 +239,13 @@ def test_ctrl_c_while_a_part_is_written_keeps_whole_deals_only(tmp_path, monkeyp
     whole = read_records(path)
     calls = []
 
-    def interrupted_asdict(record):
+    def interrupted_line(record):
         calls.append(record)
         if len(calls) == 2:  # Ctrl-C between the deal's two games
             raise KeyboardInterrupt
-        return dataclasses.asdict(record)
+        return game_line(record)
 
-    monkeypatch.setattr(master_strength, "dataclasses", SimpleNamespace(asdict=interrupted_asdict))
+    monkeypatch.setattr(master_strength, "game_line", interrupted_line)
     with pytest.raises(SystemExit, match=r"interrupted: 1 deals kept .*run the same command"):
         main([*ONE_DEAL[:-1], "2", "--chunk", "1", "--out", str(path)])
     assert read_records(path) == whole  # the second deal's part was not written at all
