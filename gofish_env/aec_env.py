@@ -17,7 +17,13 @@ from gofish_env.actions import ActionCodec
 from gofish_env.events import Ask
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
-from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
+from gofish_env.observation import (
+    DEFAULT_HISTORY,
+    ObservationEncoder,
+    ObservationLayout,
+    StateLayout,
+    encode_state,
+)
 from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme
@@ -76,6 +82,8 @@ _DOC = """Go Fish as a PettingZoo AEC environment (``gofish_v0``).
 | Action ``a`` by seat ``s`` | asks seat ``(s + 1 + a // A) % P`` for rank (or card) ``a % A`` |
 | Observation | ``Dict(observation=Box(0, 1, (N,), float32),`` |
 | | ``action_mask=Box(0, 1, ((P - 1) * A,), int8))`` |
+| State | ``state()`` in ``state_space = Box(0, 1, (S,), float32)``: every hand, the |
+| | pool's cards, the public table (for centralized critics; docs/observation.md) |
 | Rewards | "catches", "catch_points", "catches+tiebreak", "win", "zero_sum", |
 | | "catch_margin", or weights |
 | Episode end | termination when the game ends; truncation after ``max_asks`` asks |
@@ -172,6 +180,8 @@ class raw_env(AECEnv):
         self.action_spaces = {
             agent: spaces.Discrete(self.codec.size) for agent in self.possible_agents
         }
+        self.state_layout = StateLayout(self.rules, history)
+        self.state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
         self._seed_rng = np.random.default_rng()
         self.game: Any = None
         self.agents: list[str] = []  # none until reset()
@@ -364,18 +374,31 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         game = self.game
         current = game.current_player
+        observation = self._observation(seat)
+        if current == seat:
+            mask = self.codec.mask(seat, game.legal_asks())
+        else:
+            mask = np.zeros(self.codec.size, np.int8)
+        return {"observation": observation, "action_mask": mask}
+
+    def _observation(self, seat: int) -> np.ndarray:
+        game = self.game
         # Knowledge and encoder catch up with the events only when someone looks: in the
         # single-agent env several seats' moves pass between two observations.
         self._tracker.sync()
         encoder = self._encoder
         if encoder.num_events != game.num_events:
             encoder.update(game.events_since(encoder.num_events))
-        observation = encoder.observe(seat, game.hand_counts(seat), current)
-        if current == seat:
-            mask = self.codec.mask(seat, game.legal_asks())
-        else:
-            mask = np.zeros(self.codec.size, np.int8)
-        return {"observation": observation, "action_mask": mask}
+        return encoder.observe(seat, game.hand_counts(seat), game.current_player)
+
+    def state(self) -> np.ndarray:
+        """The global state (``state_space``): every hand, what the pool holds, and the
+        public table, for critics trained with the whole truth (centralized training,
+        decentralized execution). It holds every seat's hidden cards: never give it to a
+        seat's policy. Layout: ``state_layout``, docs/observation.md. A new array."""
+        if self.game is None:
+            raise RuntimeError("state() before reset(): call reset() first")
+        return encode_state(self.game, self.state_layout, self._observation(0))
 
     def is_legal(self, action: int) -> bool:
         """Whether the agent to move may take ``action`` now (its mask entry is 1)."""

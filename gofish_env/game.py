@@ -295,6 +295,12 @@ class Game:
         cards = [card for group in self._hands[seat].values() for card in group]
         return [card_str(card) for card in sorted(cards, key=sort_key)]
 
+    def hand_indices(self, seat: int) -> list[int]:
+        """The seat's cards as indices (rank * 4 + suit; the joker 52), as ``laid_cards``,
+        sorted."""
+        self._check_seat(seat, "seat")
+        return sorted(card_index(card) for group in self._hands[seat].values() for card in group)
+
     def hand_counts(self, seat: int) -> list[int]:
         """How many cards of each rank the seat holds, by rank index."""
         self._check_seat(seat, "seat")
@@ -348,6 +354,11 @@ class Game:
     def pool_cards(self) -> list[str]:
         """The pool, top first. Private information: for tests, replays and debugging."""
         return [card_str(card) for card in reversed(self._pool)]
+
+    def pool_indices(self) -> list[int]:
+        """The pool's cards as indices (rank * 4 + suit; the joker 52), sorted: what it
+        holds, not its order. Private information."""
+        return sorted(card_index(card) for card in self._pool)
 
     def legal_asks(self) -> tuple[tuple[int, int], ...]:
         """(target, rank) pairs the seat to move may ask; with exact-card asks (target, card

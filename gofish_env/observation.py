@@ -3,7 +3,9 @@
 Every section is a named block of a flat float32 vector with values in [0, 1]. Seats are
 relative to the viewer: index 0 is the viewer, 1 the seat to its left, and so on. The env
 docstring and docs/observation.md print ``ObservationLayout.markdown()``, so the docs are
-generated from this declaration and cannot drift from it.
+generated from this declaration and cannot drift from it. ``StateLayout`` declares the
+global state (``env.state()``, every hand) the same way, from the observation's public
+sections.
 
     python -m gofish_env.observation > docs/observation.md
 """
@@ -37,7 +39,44 @@ class Section:
         return self.stop - self.start
 
 
-class ObservationLayout:
+class Layout:
+    """Named sections of a flat float32 vector, from rows of (name, shape, meaning)."""
+
+    def __init__(self, declared: list[tuple[str, tuple[int, ...], str]]):
+        self.sections: dict[str, Section] = {}
+        start = 0
+        for name, shape, meaning in declared:
+            stop = start + int(np.prod(shape))
+            self.sections[name] = Section(name, shape, meaning, start, stop)
+            start = stop
+        self.size = start
+
+    def __getitem__(self, name: str) -> Section:
+        return self.sections[name]
+
+    def markdown(self) -> str:
+        """The layout as a markdown table (index ranges are half-open)."""
+        lines = [
+            "| section | indices | shape | meaning |",
+            "|---|---|---|---|",
+        ]
+        for section in self.sections.values():
+            shape = " x ".join(map(str, section.shape))
+            lines.append(
+                f"| `{section.name}` | {section.start}..{section.stop - 1} | {shape} "
+                f"| {section.meaning} |"
+            )
+        lines.append(f"| total | {self.size} | | |")
+        return "\n".join(lines)
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The vector cut into its named sections, each in its declared shape."""
+        return {
+            name: vector[s.start : s.stop].reshape(s.shape) for name, s in self.sections.items()
+        }
+
+
+class ObservationLayout(Layout):
     """Named sections of the observation for given rules and history length."""
 
     def __init__(self, rules: Rules, history: int = DEFAULT_HISTORY):
@@ -99,38 +138,83 @@ class ObservationLayout:
                 f"/ {self.max_held}, went fishing, fished card shown",
             ),
         ]
-        self.sections: dict[str, Section] = {}
-        start = 0
-        for name, shape, meaning in declared:
-            stop = start + int(np.prod(shape))
-            self.sections[name] = Section(name, shape, meaning, start, stop)
-            start = stop
-        self.size = start
+        super().__init__(declared)
 
-    def __getitem__(self, name: str) -> Section:
-        return self.sections[name]
 
-    def markdown(self) -> str:
-        """The layout as a markdown table (index ranges are half-open)."""
-        lines = [
-            "| section | indices | shape | meaning |",
-            "|---|---|---|---|",
+# The observation's sections that every seat sees alike but for the order of the seats.
+# The state holds them in seat 0's order, which is the absolute one.
+PUBLIC_SECTIONS = (
+    "hand_sizes",
+    "catch_counts",
+    "tiebreak_points",
+    "caught_ranks",
+    "out",
+    "to_move",
+    "pool_size",
+    "recent_asks",
+)
+
+
+class StateLayout(Layout):
+    """Named sections of the global state (``raw_env.state()``): the whole truth, for
+    critics that train with it (centralized training, decentralized execution). Every
+    seat's hand and what the pool holds (not its order), then the observation's public
+    sections with absolute seats. No seat's observation reads any of it."""
+
+    def __init__(self, rules: Rules, history: int = DEFAULT_HISTORY):
+        observation = ObservationLayout(rules, history)
+        players, asks = rules.players, rules.ask_count
+        self.rules = rules
+        self.history = history
+        self.observation = observation
+        # A card index (rank * 4 + suit; the joker 52) counts for its rank, or with exact-card
+        # asks for itself; each entry is divided by its copies in the deck.
+        indices = np.arange(4 * rules.ranks)
+        jokers = " (the jokers: how many / 2)" if rules.jokers else ""
+        if rules.ask_for == "card":
+            self.entry_of = np.minimum(indices, asks - 1)
+            self.copies = np.ones(asks)
+            hands = f"1 for each card in each seat's hand{jokers}"
+            pool = f"1 for each card in the pool{jokers}, not their order"
+        else:
+            self.entry_of = indices // 4
+            self.copies = np.full(asks, 4.0 * rules.decks)
+            hands = f"cards of each rank in each seat's hand / {4 * rules.decks}{jokers}"
+            pool = f"cards of each rank in the pool / {4 * rules.decks}{jokers}, not their order"
+        if rules.jokers:
+            self.copies[asks - 1] = rules.copies_of(rules.ranks - 1)
+        declared = [("hands", (players, asks), hands), ("pool", (asks,), pool)]
+        declared += [
+            (name, observation[name].shape, observation[name].meaning)
+            for name in PUBLIC_SECTIONS
+            if observation[name].size
         ]
-        for section in self.sections.values():
-            shape = " x ".join(map(str, section.shape))
-            lines.append(
-                f"| `{section.name}` | {section.start}..{section.stop - 1} | {shape} "
-                f"| {section.meaning} |"
-            )
-        lines.append(f"| total | {self.size} | | |")
-        return "\n".join(lines)
+        super().__init__(declared)
+        taken = [self[name] for name in PUBLIC_SECTIONS if name in self.sections]
+        self.public_to = np.concatenate([np.arange(s.start, s.stop) for s in taken])
+        self.public_from = np.concatenate(
+            [np.arange(observation[s.name].start, observation[s.name].stop) for s in taken]
+        )
 
-    def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
-        """The observation cut into its named sections, each in its declared shape."""
-        return {
-            name: observation[s.start : s.stop].reshape(s.shape)
-            for name, s in self.sections.items()
-        }
+
+def encode_state(game, layout: StateLayout, seat0_observation: np.ndarray) -> np.ndarray:
+    """The global state of ``game`` as the layout's float32 vector. Its public sections are
+    copied from seat 0's observation (``seat0_observation``, whose seat order is the
+    absolute one); the hands and the pool are read from the game itself."""
+    rules = layout.rules
+    state = np.empty(layout.size, np.float32)
+    state[layout.public_to] = seat0_observation[layout.public_from]
+    entries = layout.entry_of
+    counts = [
+        np.bincount(entries[game.hand_indices(seat)], minlength=rules.ask_count)
+        for seat in range(rules.players)
+    ]
+    hands = layout["hands"]
+    state[hands.start : hands.stop] = (np.stack(counts) / layout.copies).ravel()
+    pool = layout["pool"]
+    in_pool = np.bincount(entries[game.pool_indices()], minlength=rules.ask_count)
+    state[pool.start : pool.stop] = in_pool / layout.copies
+    return state
 
 
 def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
@@ -562,7 +646,27 @@ def observation_doc() -> str:
         parts.append(f"- `{preset}` preset, 4 players: {layout.size} values")
     jokers = ObservationLayout(Rules.preset("pairs", jokers=True), DEFAULT_HISTORY)
     parts.append(f"- `pairs` with jokers, 4 players: {jokers.size} values")
-    parts.append("")
+    state = StateLayout(Rules(), DEFAULT_HISTORY)
+    parts += [
+        "",
+        "## Global state",
+        "",
+        "`env.state()` (PettingZoo's global state, in `env.state_space`) is a float32 vector",
+        "with values in [0, 1] for critics that train with the whole truth (centralized",
+        "training, decentralized execution, as in MAPPO or QMIX). It holds every hand and what",
+        "the pool holds, so it must never reach a seat's policy: no observation, mask, info or",
+        "scripted CPU reads it. The pool's order is left out: it is the chance still to come.",
+        "The sections after `pool` are the observation's public sections with absolute seats",
+        "(row 0 is seat 0), equal to those of seat 0's observation. With exact-card asks the",
+        "hands and the pool have one entry per card (rank * 4 + suit; the joker last).",
+        "",
+        f"### Default: table rules, 4 players, history={DEFAULT_HISTORY}",
+        "",
+        state.markdown(),
+        "",
+        "The sizes scale as P*A + A + 3P + P*R + 2P + 1 + K(1 + 2P + A + 3) values.",
+        "",
+    ]
     return "\n".join(parts)
 
 
