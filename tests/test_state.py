@@ -22,6 +22,13 @@ def split_state(env) -> dict[str, np.ndarray]:
     return env.unwrapped.state_layout.split(env.state())
 
 
+def copies_in_deck(rules: Rules, entry: int) -> int:
+    """Copies of a state entry's rank (or, with exact-card asks, card) in the deck."""
+    if rules.ask_for == "card":
+        return 2 if entry == 52 else 1
+    return rules.copies_of(entry)
+
+
 @pytest.mark.parametrize("wrappers", ["classic", "pettingzoo"])
 def test_pettingzoo_state_checks_pass_without_a_warning(wrappers):
     env = gofish_env.env(players=3, wrappers=wrappers, illegal_action="raise")
@@ -98,6 +105,7 @@ def test_the_state_holds_every_card_at_every_step(rules):
     env = gofish_env.raw_env(rules=rules)
     layout = env.state_layout
     card_asks = rules.ask_for == "card"
+    copies = np.array([copies_in_deck(rules, entry) for entry in range(rules.ask_count)])
     rng = random.Random(3)
     steps = 0
     for seed in range(3):
@@ -107,8 +115,8 @@ def test_the_state_holds_every_card_at_every_step(rules):
             state = env.state()
             assert env.state_space.contains(state)
             parts = layout.split(state)
-            hands = np.rint(parts["hands"] * layout.copies).astype(int)
-            pool = np.rint(parts["pool"] * layout.copies).astype(int)
+            hands = np.rint(parts["hands"] * copies).astype(int)
+            pool = np.rint(parts["pool"] * copies).astype(int)
             for seat in range(rules.players):
                 if card_asks:
                     held = np.bincount(game.hand_indices(seat), minlength=rules.ask_count)
@@ -143,6 +151,18 @@ def test_exact_card_asks_give_one_entry_per_card():
     assert set(np.flatnonzero(state["hands"][0])) == {index["QH"], index["QS"], 0}
     assert list(np.flatnonzero(state["hands"][1])) == [index["QD"]]
     assert state["pool"][index["QH"]] == 0 and state["pool"].sum() == 52 - 6
+
+
+@pytest.mark.parametrize("ask_for", ["rank", "card"])
+def test_a_joker_counts_as_one_of_two(ask_for):
+    rules = Rules.preset("pairs", jokers=True, ask_for=ask_for, players=3)
+    game = position([["JK", "2C"], ["3C"], ["4C"]], pool_top=["JK"], rules=rules)
+    env = gofish_env.raw_env(rules=rules)
+    env.reset(options={"game": game})
+    state = split_state(env)
+    joker = rules.ask_count - 1
+    assert state["hands"][0, joker] == 0.5 and state["pool"][joker] == 0.5
+    assert state["hands"][1:, joker].sum() == 0
 
 
 def test_reading_the_state_changes_nothing():
