@@ -13,6 +13,8 @@ next observation and legal actions:
   default sampler calls NumPy's ``choice`` at every chance node, slower); its observations
   are observation tensors (Go Fish has no information-state tensor);
 - ours, the PettingZoo AEC env: ``gofish_env.env(players=P)``, ``agent_iter``/``last()``;
+  and the same reading the global state (``env.state()``) at every step too, as a
+  centralized critic's training loop does;
 - ours, batched: ``SelfPlayVectorEnv(N)`` (every seat's decision comes back, as in the
   AEC env and OpenSpiel: the observation and mask of the next seat to move in every game),
   for each N of ``--batch``, with and without ``compile_rules=True`` (the rules compiled
@@ -60,7 +62,9 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (legal_so_far > pick[:, None]).argmax(axis=1)
 
 
-def ours_aec(players: int, seconds: float, seed: int, _size: int) -> tuple[float, float]:
+def ours_aec(
+    players: int, seconds: float, seed: int, _size: int, read_state: bool = False
+) -> tuple[float, float]:
     env = gofish_env.env(players=players)
     chooser = random.Random(seed)
     steps = games = 0
@@ -69,6 +73,8 @@ def ours_aec(players: int, seconds: float, seed: int, _size: int) -> tuple[float
         env.reset(seed=seed + games)
         for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
+            if read_state:
+                env.state()
             if terminated or truncated:
                 action = None
             else:
@@ -207,6 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     runners = {
         "OpenSpiel rl_environment": (openspiel_rl, 1),
         "ours: AEC env": (ours_aec, 1),
+        "ours: AEC env, state() read too": (functools.partial(ours_aec, read_state=True), 1),
         **{f"ours: SelfPlayVectorEnv N={n:,}": (ours_self_play, n) for n in sizes},
         **{
             f"ours: SelfPlayVectorEnv N={n:,}, rules compiled in": (compiled(ours_self_play), n)

@@ -19,6 +19,7 @@ from gofish_env.cards import (
     build_deck,
     card_id,
     card_index,
+    card_rank,
     card_str,
     parse_card,
     parse_rank,
@@ -359,6 +360,13 @@ class Game:
         """The pool's cards as indices (rank * 4 + suit; the joker 52), sorted: what it
         holds, not its order. Private information."""
         return sorted(card_index(card) for card in self._pool)
+
+    def pool_counts(self) -> list[int]:
+        """How many cards of each rank the pool holds, by rank index. Private information."""
+        counts = [0] * self._ranks
+        for card in self._pool:
+            counts[card_rank(card)] += 1
+        return counts
 
     def legal_asks(self) -> tuple[tuple[int, int], ...]:
         """(target, rank) pairs the seat to move may ask; with exact-card asks (target, card

@@ -190,30 +190,40 @@ class StateLayout(Layout):
             if observation[name].size
         ]
         super().__init__(declared)
-        taken = [self[name] for name in PUBLIC_SECTIONS if name in self.sections]
-        self.public_to = np.concatenate([np.arange(s.start, s.stop) for s in taken])
-        self.public_from = np.concatenate(
-            [np.arange(observation[s.name].start, observation[s.name].stop) for s in taken]
-        )
+        # Where each card index counts: hands[seat] for seats 0..P-1, the pool as seat P
+        # (the pool's section follows the hands'), and what each place is divided by.
+        self.card_places = [list(seat * asks + self.entry_of) for seat in range(players + 1)]
+        self.cards_size = (players + 1) * asks
+        self.divisors = np.tile(self.copies, players + 1)
+        # The public sections as runs of indices copied from the observation.
+        self.public_runs: list[tuple[int, int, int]] = []
+        for name in PUBLIC_SECTIONS:
+            if name not in self.sections:
+                continue
+            start, stop, source = self[name].start, self[name].stop, observation[name].start
+            runs = self.public_runs
+            if runs and runs[-1][1] == start and runs[-1][2] + start - runs[-1][0] == source:
+                runs[-1] = (runs[-1][0], stop, runs[-1][2])  # it goes on where the last ended
+            else:
+                runs.append((start, stop, source))
 
 
 def encode_state(game, layout: StateLayout, seat0_observation: np.ndarray) -> np.ndarray:
     """The global state of ``game`` as the layout's float32 vector. Its public sections are
     copied from seat 0's observation (``seat0_observation``, whose seat order is the
     absolute one); the hands and the pool are read from the game itself."""
-    rules = layout.rules
     state = np.empty(layout.size, np.float32)
-    state[layout.public_to] = seat0_observation[layout.public_from]
-    entries = layout.entry_of
-    counts = [
-        np.bincount(entries[game.hand_indices(seat)], minlength=rules.ask_count)
-        for seat in range(rules.players)
-    ]
-    hands = layout["hands"]
-    state[hands.start : hands.stop] = (np.stack(counts) / layout.copies).ravel()
-    pool = layout["pool"]
-    in_pool = np.bincount(entries[game.pool_indices()], minlength=rules.ask_count)
-    state[pool.start : pool.stop] = in_pool / layout.copies
+    for start, stop, source in layout.public_runs:
+        state[start:stop] = seat0_observation[source : source + stop - start]
+    seats = range(layout.rules.players)
+    if layout.rules.ask_for == "card":
+        places = layout.card_places
+        where = [places[seat][index] for seat in seats for index in game.hand_indices(seat)]
+        where += [places[-1][index] for index in game.pool_indices()]
+        counts = np.bincount(where, minlength=layout.cards_size)
+    else:
+        counts = np.array([*(game.hand_counts(seat) for seat in seats), game.pool_counts()])
+    state[: layout.cards_size] = counts.ravel() / layout.divisors
     return state
 
 
