@@ -19,6 +19,7 @@ from vector_helpers import SplitMixRandom
 
 import gofish_env
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.gym_env import INFO_KEYS, GoFishEnv, OpponentError
 from gofish_env.vector.engine import seed_state
@@ -339,16 +340,21 @@ def test_bad_arguments_are_refused_by_name(kwargs, message):
 # ------------------------------------------------------------------------------ self-play
 
 
-def self_play_side_by_side(rules: Rules, reward: str, count: int, seed: int) -> int:
-    env = SelfPlayVectorEnv(count, rules=rules, reward=reward)
+def self_play_side_by_side(
+    rules: Rules, reward: str, count: int, seed: int, max_asks: int = DEFAULT_MAX_ASKS
+) -> int:
+    env = SelfPlayVectorEnv(count, rules=rules, reward=reward, max_asks=max_asks)
     observations, info = env.reset(seed=seed)
+    states = env.state()
+    assert states.shape == (count, *env.single_state_space.shape)
     raws = []
     for g in range(count):
-        raw = gofish_env.raw_env(rules=rules, reward=reward)
+        raw = gofish_env.raw_env(rules=rules, reward=reward, max_asks=max_asks)
         raw.reset(options={"game": env.batch.dealt_game(g)})
         seen = raw.observe(raw.agent_selection)
         assert raw.agent_selection == f"player_{info['current_player'][g]}"
         assert seen["observation"].tobytes() == observations[g].tobytes()
+        assert raw.state().tobytes() == states[g].tobytes()
         raws.append(raw)
     chooser = np.random.default_rng(seed)
     done = np.zeros(count, bool)
@@ -356,6 +362,7 @@ def self_play_side_by_side(rules: Rules, reward: str, count: int, seed: int) -> 
     while not done.all():
         actions = random_actions(info["action_mask"], chooser)
         observations, rewards, terminated, truncated, info = env.step(actions)
+        states = env.state()
         for g, raw in enumerate(raws):
             if done[g]:
                 continue
@@ -365,16 +372,22 @@ def self_play_side_by_side(rules: Rules, reward: str, count: int, seed: int) -> 
             ended = raw.terminations[agents[0]] or raw.truncations[agents[0]]
             assert ended == (terminated[g] or truncated[g])
             if ended:
-                assert np.array_equal(raw.infos[agents[0]]["winners"], info["winners"][g])
+                if terminated[g]:
+                    assert np.array_equal(raw.infos[agents[0]]["winners"], info["winners"][g])
+                else:  # cut off: the vector env scores it as it stands (the AEC env does not)
+                    leaders = np.isin(np.arange(rules.players), raw.game.leaders())
+                    assert np.array_equal(leaders, info["winners"][g])
                 final = info["final_observation"][g]
                 for seat, agent in enumerate(agents):
                     assert raw.observe(agent)["observation"].tobytes() == final[seat].tobytes()
+                assert raw.state().tobytes() == info["final_state"][g].tobytes()
                 done[g] = True
                 continue
             seen = raw.observe(raw.agent_selection)
             assert raw.agent_selection == f"player_{info['current_player'][g]}"
             assert seen["observation"].tobytes() == observations[g].tobytes()
             assert np.array_equal(seen["action_mask"].astype(bool), info["action_mask"][g])
+            assert raw.state().tobytes() == states[g].tobytes()
         steps += 1
     return steps
 
@@ -385,6 +398,17 @@ def self_play_side_by_side(rules: Rules, reward: str, count: int, seed: int) -> 
 def test_self_play_env_is_the_aec_env_game_for_game(name, rules):
     for reward in (*REWARDS, "win"):
         assert self_play_side_by_side(rules, reward, count=4, seed=5) > 0
+
+
+def test_self_play_gives_the_final_state_of_a_game_cut_off_by_the_ask_limit():
+    # Every game is truncated after 6 asks (none ends that soon), and its final state is
+    # the AEC env's after the same 6 asks.
+    assert self_play_side_by_side(Rules(players=3), "catches", count=4, seed=2, max_asks=6) == 6
+
+
+def test_self_play_state_before_reset_is_refused():
+    with pytest.raises(RuntimeError, match=r"state\(\) called before reset\(\)"):
+        SelfPlayVectorEnv(2, players=2).state()
 
 
 def test_self_play_refuses_an_illegal_action_and_applies_nothing():

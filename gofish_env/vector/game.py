@@ -10,7 +10,12 @@ from gofish_env.cards import RANK_POINTS, card_index, card_str
 from gofish_env.events import Catch
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import PublicKnowledge
-from gofish_env.observation import DEFAULT_HISTORY, ObservationEncoder, ObservationLayout
+from gofish_env.observation import (
+    DEFAULT_HISTORY,
+    ObservationEncoder,
+    ObservationLayout,
+    StateLayout,
+)
 from gofish_env.rules import Rules
 from gofish_env.vector import engine, views
 from gofish_env.vector import knowledge as public
@@ -113,6 +118,7 @@ class VectorGame:
                 f"is public knowledge; keep it with knowledge=True)"
             )
         self.layout = ObservationLayout(rules, history)  # checks history
+        self.state_layout = StateLayout(rules, history)
         self.rules = rules
         self.num_games = num_games
         self.players = rules.players
@@ -417,6 +423,31 @@ class VectorGame:
             seats.astype(np.int64),
             out,
         )
+        return out
+
+    def global_state(self, games=None, seat0_observations=None) -> np.ndarray:
+        """[N, S] float32: each game's global state, what ``raw_env.state()`` gives for it
+        (``state_layout``): every hand, the pool's cards, the public table. The whole truth,
+        for centralized critics only. With ``games`` (indices), only those games' rows;
+        ``seat0_observations`` are their seat 0's observations where the caller has them."""
+        indices = self._all_games if games is None else self._indices(games)
+        layout, S, K = self.state_layout, self.state, self.constants
+        count, asks = indices.size, K.ask_count
+        out = np.empty((count, layout.size), np.float32)
+        seen = self.observe(0, indices) if seat0_observations is None else seat0_observations
+        for start, stop, source in layout.public_runs:
+            out[:, start:stop] = seen[:, source : source + stop - start]
+        hands = (S.cards if K.card_asks else S.counts)[indices]
+        # Every pool counted in one bincount: row r's entries at r * (asks + 1) + entry, the
+        # slots past its end at the spare entry ``asks``.
+        entries = layout.entry_of[S.pool[indices]]
+        entries[np.arange(entries.shape[1]) >= S.pool_len[indices, None]] = asks
+        entries += np.arange(count)[:, None] * (asks + 1)
+        in_pool = np.bincount(entries.ravel(), minlength=count * (asks + 1))
+        cards = np.concatenate(
+            [hands.reshape(count, -1), in_pool.reshape(count, asks + 1)[:, :asks]], axis=1
+        )
+        out[:, : layout.cards_size] = cards / layout.divisors
         return out
 
     @property

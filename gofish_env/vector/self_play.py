@@ -55,6 +55,8 @@ class SelfPlayVectorEnv:
         size = self.batch.layout.size
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = spaces.Discrete(self.batch.constants.actions)
+        self.state_layout = self.batch.state_layout
+        self.single_state_space = spaces.Box(0.0, 1.0, (self.state_layout.size,), np.float32)
         self._rewards = np.zeros((self.num_envs, self.players))
         self._rows = np.arange(self.num_envs)
         self._ready = False
@@ -109,9 +111,13 @@ class SelfPlayVectorEnv:
             seats = np.tile(np.arange(self.players), games.size)
             seen = batch.observe(seats, np.repeat(games, self.players))
             seen = seen.reshape(games.size, self.players, -1)
+            last_states = np.full(self.num_envs, None, dtype=object)
+            states = batch.global_state(games, seen[:, 0])
             for row, game in enumerate(games):
                 finals[game] = seen[row]
+                last_states[game] = states[row]
             info["final_observation"] = finals
+            info["final_state"] = last_states
             self._deal(games)
         return self._observe(), rewards.copy(), terminated, truncated, self._turn(info)
 
@@ -137,6 +143,14 @@ class SelfPlayVectorEnv:
             "catches": state.catch_count.astype(np.int64),
             "winners": winners,
         }
+
+    def state(self) -> np.ndarray:
+        """[N, S]: every game's global state now, as ``raw_env.state()`` gives it (every
+        hand, for centralized critics only; ``single_state_space``, ``state_layout``). A
+        finished game's last state is in that step's ``info["final_state"]``."""
+        if not self._ready:
+            raise RuntimeError("state() called before reset(); call reset() first")
+        return self.batch.global_state()
 
     def observe_all(self) -> np.ndarray:
         """[N, P, size]: every seat's observation of its game now."""
