@@ -13,7 +13,8 @@ of ``--repeats``. A decision is one ask.
   to its end in one call, then all dealt again (what the vector engine's tournaments, the
   ladder and ``master``'s rollouts do).
 
-The ratio is compiled / Python decisions per second, for the same level and table.
+The ratio is compiled / Python decisions per second, for the same level and table. Ctrl-C
+stops the measuring and prints the rates measured so far ("-" for those not measured).
 """
 
 from __future__ import annotations
@@ -26,13 +27,22 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, check_seconds, parse_list, parse_players_list
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    check_seconds,
+    interrupted_note,
+    parse_list,
+    parse_players_list,
+)
 from gofish_env.cpus import make_cpu
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.rules import Rules
 from gofish_env.vector import CompiledCPUs, VectorGame
 from gofish_env.vector.cpus import COMPILED_LEVELS
+
+ENGINES = ("python", "compiled")
 
 
 def time_python(rules: Rules, level: str, seconds: float, seed: int) -> tuple[int, float]:
@@ -100,38 +110,53 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--levels: got {unknown[0]!r}; allowed: {', '.join(COMPILED_LEVELS)}")
 
     best: dict[tuple[int, str, str], float] = {}
-    runs = len(player_counts) * len(levels) * args.repeats * 2
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("measuring", total=runs)
-        for _ in range(args.repeats):
-            for players in player_counts:
-                rules = Rules(players=players)
-                for level in levels:
-                    for engine in ("python", "compiled"):
-                        if engine == "python":
-                            done, spent = time_python(rules, level, args.seconds, args.seed)
-                        else:
-                            done, spent = time_compiled(
-                                rules, level, args.batch, args.seconds, args.seed
-                            )
-                        key = (players, level, engine)
-                        best[key] = max(best.get(key, 0.0), done / spent)
-                        progress.advance(task)
+    runs = len(player_counts) * len(levels) * args.repeats * len(ENGINES)
+    measured = 0
+    interrupted = False
+    try:
+        with Progress(console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("measuring", total=runs)
+            for _ in range(args.repeats):
+                for players in player_counts:
+                    rules = Rules(players=players)
+                    for level in levels:
+                        for engine in ENGINES:
+                            if engine == "python":
+                                done, spent = time_python(rules, level, args.seconds, args.seed)
+                            else:
+                                done, spent = time_compiled(
+                                    rules, level, args.batch, args.seconds, args.seed
+                                )
+                            key = (players, level, engine)
+                            best[key] = max(best.get(key, 0.0), done / spent)
+                            measured += 1
+                            progress.advance(task)
+    except KeyboardInterrupt:
+        interrupted = True
+    console = Console()
+    if not best:
+        console.print(interrupted_note(0, runs))
+        raise SystemExit(130)
 
     table = Table(title=f"CPU decisions per second (best of {args.repeats} x {args.seconds} s)")
     for column in ("players", "level", "Python", f"compiled, N={args.batch:,}", "ratio"):
         table.add_column(column, justify="right")
     for players in player_counts:
         for level in levels:
-            python, compiled = best[players, level, "python"], best[players, level, "compiled"]
+            python, compiled = (best.get((players, level, engine)) for engine in ENGINES)
+            if python is None:
+                continue  # not measured (interrupted)
             table.add_row(
                 str(players),
                 level,
                 f"{python:,.0f}",
-                f"{compiled:,.0f}",
-                f"{compiled / python:,.0f}x",
+                "-" if compiled is None else f"{compiled:,.0f}",
+                "-" if compiled is None else f"{compiled / python:,.0f}x",
             )
-    Console().print(table)
+    console.print(table)
+    if interrupted:
+        console.print(interrupted_note(measured, runs))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

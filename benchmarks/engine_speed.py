@@ -33,7 +33,8 @@ the memory one game takes while held: ``VectorGame.memory_bytes / N``; a dealt P
 ``Game`` measured with ``tracemalloc``; a dealt OpenSpiel state by the growth of the
 process's resident memory while 20,000 are held (C++ memory ``tracemalloc`` cannot see).
 
-OpenSpiel comes with the ``bench`` extra (``pip install -e ".[bench]"``).
+OpenSpiel comes with the ``bench`` extra (``pip install -e ".[bench]"``). Ctrl-C stops the
+measuring and prints the table of the engines measured so far (memory "-": not measured).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from gofish_env.cli import (
     HelpFormatter,
     check_count,
     check_seconds,
+    interrupted_note,
     parse_list,
     parse_players_list,
     rules_or_error,
@@ -299,7 +301,16 @@ def measure(name: str, players: int, rules: Rules, seconds: float, seed: int) ->
     return time_openspiel(players, mode, seconds, seed)
 
 
-def kilobytes(size: float) -> str:
+def warm_up(names: list[str], rules_by_players: dict[int, Rules], seed: int) -> None:
+    """Every engine played briefly: compiles, loads and warms caches before the timing."""
+    for players, rules in rules_by_players.items():
+        for name in names:
+            measure(name, players, rules, 0.05, seed)
+
+
+def kilobytes(size: float | None) -> str:
+    if size is None:
+        return "-"  # not measured (interrupted)
     return "n/a" if math.isnan(size) else f"{size / 1024:,.1f} KB"
 
 
@@ -371,34 +382,43 @@ def main(argv: list[str] | None = None) -> None:
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("warming up (compiling)", total=args.repeats * len(runs))
-        for players, rules in rules_by_players.items():
-            for name in names:
-                measure(name, players, rules, 0.05, args.seed)  # compile, load, warm caches
-        for repeat in range(args.repeats):
-            for players, rules in rules_by_players.items():
-                for name in names:
-                    progress.update(
-                        task,
-                        description=f"repeat {repeat + 1}/{args.repeats}: {label(name, args.rules)}"
-                        f", {players} players",
-                    )
-                    run = measure(name, players, rules, args.seconds, args.seed + repeat)
-                    runs[name, players].append(run)
-                    progress.advance(task)
-
-    estimate(runs)
     memory: dict[tuple[str, int], float] = {}
-    for players, rules in rules_by_players.items():
-        spiel_memory = None
-        for name in names:
-            if name.startswith("openspiel"):  # one measurement serves every driver
-                if spiel_memory is None:
-                    spiel_memory = memory_per_game(name, players, rules)
-                memory[name, players] = spiel_memory
-            else:
-                memory[name, players] = memory_per_game(name, players, rules)
+    measured, total = 0, args.repeats * len(runs)
+    interrupted = False
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("warming up (compiling)", total=total)
+            warm_up(names, rules_by_players, args.seed)
+            for repeat in range(args.repeats):
+                for players, rules in rules_by_players.items():
+                    for name in names:
+                        progress.update(
+                            task,
+                            description=f"repeat {repeat + 1}/{args.repeats}: "
+                            f"{label(name, args.rules)}, {players} players",
+                        )
+                        run = measure(name, players, rules, args.seconds, args.seed + repeat)
+                        runs[name, players].append(run)
+                        measured += 1
+                        progress.advance(task)
+            progress.update(task, description="memory per game")
+            for players, rules in rules_by_players.items():
+                spiel_memory = None
+                for name in names:
+                    if name.startswith("openspiel"):  # one measurement serves every driver
+                        if spiel_memory is None:
+                            spiel_memory = memory_per_game(name, players, rules)
+                        memory[name, players] = spiel_memory
+                    else:
+                        memory[name, players] = memory_per_game(name, players, rules)
+    except KeyboardInterrupt:
+        interrupted = True
+    estimate(runs)
+    # Left out: what was not measured, and OpenSpiel's bots with no decisions to count by.
+    shown = {key: done for key, done in runs.items() if done and done[0].decisions}
+    if not shown:
+        console.print(interrupted_note(0, total))
+        raise SystemExit(130)
 
     headers = [
         "players",
@@ -413,12 +433,16 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     ratios: dict[int, float] = {}
     for players in rules_by_players:
-        fastest = None
-        if with_openspiel:
-            spiel = [pick(runs[f"openspiel-{d}", players], args.stat) for d in OPENSPIEL_DRIVERS]
-            fastest = max(spiel, key=lambda run: run.decisions_per_second)
+        spiel = [
+            pick(done, args.stat)
+            for (name, table), done in shown.items()
+            if table == players and name.startswith("openspiel")
+        ]
+        fastest = max(spiel, key=lambda run: run.decisions_per_second, default=None)
         for name in names:
-            run = pick(runs[name, players], args.stat)
+            if (name, players) not in shown:
+                continue
+            run = pick(shown[name, players], args.stat)
             ratio = run.decisions_per_second / fastest.decisions_per_second if fastest else None
             if name.startswith("vector") and ratio is not None:
                 ratios[players] = max(ratios.get(players, 0.0), ratio)
@@ -430,7 +454,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"{run.decisions_per_second:,.0f}",
                     f"{run.decisions_per_game:.1f}" + ("" if run.counted else " (est.)"),
                     f"{1e9 / run.decisions_per_second:,.0f}",
-                    kilobytes(memory[name, players]),
+                    kilobytes(memory.get((name, players))),
                     "" if ratio is None else f"{ratio:.2f}x",
                 ]
             )
@@ -458,6 +482,9 @@ def main(argv: list[str] | None = None) -> None:
             f"target: VectorGame >= {TARGET_RATIO:g}x the fastest OpenSpiel driver's decisions/s "
             f"at {TARGET_PLAYERS} players: {ratio:.2f}x, {verdict}"
         )
+    if interrupted:
+        console.print(interrupted_note(measured, total))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

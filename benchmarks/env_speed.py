@@ -25,7 +25,8 @@ next observation and legal actions:
   with and without ``compile_rules=True``.
 
 Each figure is the best of ``--repeats`` measurements of ``--seconds`` each. Needs the
-bench extra (``pip install -e .[bench]``) for OpenSpiel.
+bench extra (``pip install -e .[bench]``) for OpenSpiel. Ctrl-C stops the measuring and
+prints the table of the environments measured so far.
 """
 
 from __future__ import annotations
@@ -44,7 +45,14 @@ from rich.progress import track
 from rich.table import Table
 
 import gofish_env
-from gofish_env.cli import HelpFormatter, check_count, check_seconds, parse_list, parse_players_list
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    check_seconds,
+    interrupted_note,
+    parse_list,
+    parse_players_list,
+)
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.vector.gym_vector import GoFishVectorEnv
 from gofish_env.vector.self_play import SelfPlayVectorEnv
@@ -184,6 +192,13 @@ def compiled(runner):
     return functools.partial(runner, compile_rules=True)
 
 
+def warm_up(runners: dict, counts: list[int], seed: int) -> None:
+    """Every environment stepped briefly: compiles and warms up before the timing."""
+    jobs = [(players, runner, size) for players in counts for runner, size in runners.values()]
+    for players, runner, size in track(jobs, description="warming up (compiling)"):
+        runner(players, 0.05, seed, size)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python benchmarks/env_speed.py",
@@ -231,16 +246,24 @@ def main(argv: list[str] | None = None) -> None:
             for n in sizes
         },
     }
-    for players in counts:  # compile and warm up
-        for runner, size in runners.values():
-            runner(players, 0.05, args.seed, size)
     best: dict[tuple[str, int], tuple[float, float]] = {}
     jobs = [(p, name) for _ in range(args.repeats) for p in counts for name in runners]
-    for players, name in track(jobs, description="measuring"):
-        runner, size = runners[name]
-        result = runner(players, args.seconds, args.seed, size)
-        if result[0] > best.get((name, players), (0.0, 0.0))[0]:
-            best[(name, players)] = result
+    console = Console()
+    measured = 0
+    interrupted = False
+    try:
+        warm_up(runners, counts, args.seed)
+        for players, name in track(jobs, description="measuring"):
+            runner, size = runners[name]
+            result = runner(players, args.seconds, args.seed, size)
+            if result[0] > best.get((name, players), (0.0, 0.0))[0]:
+                best[(name, players)] = result
+            measured += 1
+    except KeyboardInterrupt:
+        interrupted = True
+    if not best:
+        console.print(interrupted_note(0, len(jobs)))
+        raise SystemExit(130)
 
     table = Table(title=f"Environment speed (best of {args.repeats} x {args.seconds:g} s)")
     for column in ("players", "environment", "steps/s", "games/s", "vs OpenSpiel"):
@@ -248,17 +271,19 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     verdict = None
     for players in counts:
-        spiel = best[("OpenSpiel rl_environment", players)][0]
+        spiel = best.get(("OpenSpiel rl_environment", players))
         for name in runners:
+            if (name, players) not in best:
+                continue  # not measured (interrupted)
             steps, games = best[(name, players)]
-            ratio = steps / spiel
-            rows.append([str(players), name, f"{steps:,.0f}", f"{games:,.0f}", f"{ratio:.2f}x"])
-            if players == TARGET_PLAYERS and name.startswith("ours: SelfPlay"):
+            ratio = None if spiel is None else steps / spiel[0]
+            vs_spiel = "-" if ratio is None else f"{ratio:.2f}x"
+            rows.append([str(players), name, f"{steps:,.0f}", f"{games:,.0f}", vs_spiel])
+            if players == TARGET_PLAYERS and name.startswith("ours: SelfPlay") and spiel:
                 verdict = max(verdict or 0.0, ratio)
     for index, cells in enumerate(rows):
         last = index + 1 == len(rows) or rows[index + 1][0] != cells[0]
         table.add_row(*cells, end_section=last)
-    console = Console()
     console.print(table)
     print("| " + " | ".join(c.header for c in table.columns) + " |")
     print("|" + "|".join("---" for _ in table.columns) + "|")
@@ -271,6 +296,9 @@ def main(argv: list[str] | None = None) -> None:
             f"target: SelfPlayVectorEnv >= {TARGET_RATIO:g}x OpenSpiel's RL env's "
             f"steps/s at {TARGET_PLAYERS} players: {verdict:.2f}x, {met}"
         )
+    if interrupted:
+        console.print(interrupted_note(measured, len(jobs)))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

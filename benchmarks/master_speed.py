@@ -11,7 +11,8 @@ timed at every position; the table gives the mean over all decisions (sure hits 
 choices cost almost nothing), the mean and 95th percentile over the decisions that search,
 the share that search, and how often a search overrides expert's choice. The budgets are
 interleaved position by position, so load on the machine hits them alike. The first call
-compiles the vector engine; it is not timed.
+compiles the vector engine; it is not timed. Ctrl-C stops the timing and prints the
+table of the games timed to the end.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Iterable
 
 import numpy as np
 from rich.console import Console
@@ -29,8 +31,10 @@ from gofish_env.cli import (
     HelpFormatter,
     add_search_flags,
     check_count,
+    interrupted_note,
     parse_list,
     parse_players_list,
+    progress_bar,
     read_search_flags,
 )
 from gofish_env.cpus import make_cpu
@@ -47,14 +51,30 @@ from gofish_env.master import (
 BUDGETS = sorted({64, 256, OTHER_SIMULATIONS, *SIMULATIONS.values()})
 
 
-def decisions(players: int, games: int):
-    """Seat 0's views at each of its decisions in expert games, one at a time (a view reads
-    the live public log, so each is used before the game goes on)."""
-    for seed in range(games):
+def decisions(players: int, seeds: Iterable[int]):
+    """Seat 0's views at each of its decisions in the expert games ``seeds``, one at a time
+    (a view reads the live public log, so each is used before the game goes on)."""
+    for seed in seeds:
         cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
         for _, view, _ in played_decisions(Rules(players=players), seed, cpus):
             if view.seat == 0:
                 yield view
+
+
+def time_game(
+    cpus: dict[int, MasterCPU], players: int, seed: int
+) -> dict[int, list[tuple[float, bool, bool]]]:
+    """Each budget's (ms, searched, overrode expert) at every decision of seat 0 in expert
+    game ``seed``, the budgets interleaved position by position."""
+    timed = {n: [] for n in cpus}
+    for view in decisions(players, [seed]):
+        for n, cpu in cpus.items():
+            searches, overrides = cpu.searches_made, cpu.overrides_made
+            start = time.perf_counter()
+            cpu.choose(view)
+            spent = (time.perf_counter() - start) * 1e3
+            timed[n].append((spent, cpu.searches_made > searches, cpu.overrides_made > overrides))
+    return timed
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,32 +112,38 @@ def main(argv: list[str] | None = None) -> None:
         "overrides of expert",
     ):
         table.add_column(column, justify="right")
-    for players in args.players:
-        cpus = {
-            n: MasterCPU(
-                seed=1,
-                simulations=n,
-                margin=args.margin,
-                pool_limit=args.pool_limit,
-                rollouts=args.rollouts,
-            )
-            for n in args.simulations
-        }
-        warm = next(v for v in decisions(players, 1) if len(v.legal_asks) > 1)
-        # The first search compiles the vector engine's kernels: not timed.
-        MasterCPU(seed=1, rollouts=args.rollouts).values(warm, [warm.legal_asks[0]] * 2)
-        times = {n: [] for n in args.simulations}
-        searched = {n: [] for n in args.simulations}
-        for view in decisions(players, args.games):
-            for n, cpu in cpus.items():
-                before = cpu.searches_made
-                start = time.perf_counter()
-                cpu.choose(view)
-                times[n].append((time.perf_counter() - start) * 1e3)
-                searched[n].append(cpu.searches_made > before)
+    # players -> budget -> (ms, searched, overrode) of the games timed to the end
+    timed: dict[int, dict[int, list[tuple[float, bool, bool]]]] = {}
+    games_timed, games = 0, len(args.players) * args.games
+    interrupted = False
+    try:
+        with progress_bar(True, games, "expert games timed", transient=True) as advance:
+            for players in args.players:
+                cpus = {
+                    n: MasterCPU(
+                        seed=1,
+                        simulations=n,
+                        margin=args.margin,
+                        pool_limit=args.pool_limit,
+                        rollouts=args.rollouts,
+                    )
+                    for n in args.simulations
+                }
+                warm = next(v for v in decisions(players, [0]) if len(v.legal_asks) > 1)
+                # The first search compiles the vector engine's kernels: not timed.
+                MasterCPU(seed=1, rollouts=args.rollouts).values(warm, [warm.legal_asks[0]] * 2)
+                for seed in range(args.games):
+                    for n, decisions_timed in time_game(cpus, players, seed).items():
+                        timed.setdefault(players, {}).setdefault(n, []).extend(decisions_timed)
+                    games_timed += 1
+                    advance(games_timed)
+    except KeyboardInterrupt:
+        interrupted = True
+    for players, by_budget in timed.items():
         for n in args.simulations:
-            spent = np.array(times[n])
-            mask = np.array(searched[n])
+            spent = np.array([ms for ms, _, _ in by_budget[n]])
+            mask = np.array([searched for _, searched, _ in by_budget[n]])
+            overrides = sum(overrode for _, _, overrode in by_budget[n])
             table.add_row(
                 str(players),
                 str(n),
@@ -125,10 +151,14 @@ def main(argv: list[str] | None = None) -> None:
                 f"{spent[mask].mean():.1f}" if mask.any() else "-",
                 f"{np.percentile(spent[mask], 95):.1f}" if mask.any() else "-",
                 f"{mask.mean():.0%} of {mask.size}",
-                f"{cpus[n].overrides_made / max(cpus[n].searches_made, 1):.0%} of searches",
+                f"{overrides / max(mask.sum(), 1):.0%} of searches",
             )
-    console.print(table)
-    console.print(f"load at end {os.getloadavg()[0]:.2f}")
+    if timed:
+        console.print(table)
+        console.print(f"load at end {os.getloadavg()[0]:.2f}")
+    if interrupted:
+        console.print(interrupted_note(games_timed, games, "games"))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ Plays seeded games with random legal asks in ``raw_env(render_mode="rgb_array")`
 times ``render()`` after every step, for a seat's view and for the table view (every hand
 face up). The first frame of a run draws and caches the card sprites; it is reported on its
 own. Prints the mean (wall clock, and the process's CPU time, which other programs on the
-machine disturb less), the median and the 99th percentile in milliseconds.
+machine disturb less), the median and the 99th percentile in milliseconds. Ctrl-C stops
+the timing and prints the figures of the games rendered to the end.
 """
 
 from __future__ import annotations
@@ -19,30 +20,51 @@ import time
 import numpy as np
 
 import gofish_env
-from gofish_env.cli import HelpFormatter, check_count, rules_or_error
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    progress_bar,
+    rules_or_error,
+)
+
+VIEWS = (0, "table")
 
 
-def frame_times(rules, games: int, view) -> tuple[float, list[float], float]:
-    """(the first frame's time, every later frame's wall time, their mean CPU time)."""
+def game_frames(env, seed: int, rng: np.random.Generator) -> list[tuple[float, float]]:
+    """The (wall, CPU) seconds of every frame of game ``seed``, rendered after every step."""
+    env.reset(seed=seed)
+    frames = []
+    clock, cpu_clock = time.perf_counter, time.process_time
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        start, cpu_start = clock(), cpu_clock()
+        frame = env.render()
+        frames.append((clock() - start, cpu_clock() - cpu_start))
+        assert frame.shape == (640, 960, 3)
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return frames
+
+
+def frame_times(rules, games: int, view):
+    """Each game's frame times (``game_frames``) in turn, game ``g`` seeded ``g``."""
     env = gofish_env.raw_env(rules=rules, render_mode="rgb_array", render_view=view)
     rng = np.random.default_rng(0)
-    first, times, cpu = None, [], 0.0
-    clock, cpu_clock = time.perf_counter, time.process_time
     for game in range(games):
-        env.reset(seed=game)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            start, cpu_start = clock(), cpu_clock()
-            frame = env.render()
-            spent, cpu_spent = clock() - start, cpu_clock() - cpu_start
-            assert frame.shape == (640, 960, 3)
-            if first is None:
-                first = spent
-            else:
-                times.append(spent)
-                cpu += cpu_spent
-            mask = env.observe(env.agent_selection)["action_mask"]
-            env.step(int(rng.choice(np.flatnonzero(mask))))
-    return first, times, cpu / len(times)
+        yield game_frames(env, game, rng)
+
+
+def summary(view, frames: list[tuple[float, float]]) -> str:
+    """The line of a view's figures: the first frame on its own, then the others."""
+    (first, _), later = frames[0], frames[1:]
+    ms = sorted(1000 * wall for wall, _ in later)
+    cpu = sum(spent for _, spent in later) / len(later)
+    p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+    return (
+        f"view {view!s:>5}: {len(ms)} frames, mean {statistics.fmean(ms):.2f} ms "
+        f"(CPU time {1000 * cpu:.2f} ms), median {statistics.median(ms):.2f} ms, "
+        f"p99 {p99:.2f} ms (first frame, drawing the sprites: {1000 * first:.0f} ms)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,15 +79,24 @@ def main(argv: list[str] | None = None) -> None:
     rules = rules_or_error(parser, args.rules, args.players)
     check_count(parser, "--games", args.games)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    for view in (0, "table"):
-        first, times, cpu = frame_times(rules, args.games, view)
-        ms = sorted(1000 * t for t in times)
-        p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
-        print(
-            f"view {view!s:>5}: {len(ms)} frames, mean {statistics.fmean(ms):.2f} ms "
-            f"(CPU time {1000 * cpu:.2f} ms), median {statistics.median(ms):.2f} ms, "
-            f"p99 {p99:.2f} ms (first frame, drawing the sprites: {1000 * first:.0f} ms)"
-        )
+    frames = {view: [] for view in VIEWS}  # of the games rendered to the end
+    rendered, games = 0, len(VIEWS) * args.games
+    interrupted = False
+    try:
+        with progress_bar(True, games, "games rendered", transient=True) as advance:
+            for view in VIEWS:
+                for game in frame_times(rules, args.games, view):
+                    frames[view] += game
+                    rendered += 1
+                    advance(rendered)
+    except KeyboardInterrupt:
+        interrupted = True
+    for view, times in frames.items():
+        if len(times) > 1:
+            print(summary(view, times))
+    if interrupted:
+        print(interrupted_note(rendered, games, "games"))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ and takes the median wall time of one; then times the runners sampling one itera
 steps on their own. The difference is the learner's share: turning episodes into a batch
 (connectors, GAE), the SGD epochs (in this process), and the weight sync to the runners.
 ``--measured ITERATION_S,SAMPLE_S,STEPS`` skips the measuring and models given figures.
+Ctrl-C stops the measuring and prints the iterations timed; the model needs them all.
 
 The model for N machines of C cores. PPO here is synchronous: the runners sample while the
 learner waits, then the learner updates while the runners wait, so every core can hold a
@@ -36,34 +37,44 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, progress_bar
 
 
-def measure(iterations: int, runners: int, envs: int, seed: int) -> dict:
-    """Median wall time of an iteration (after a warm-up one), and the time the runners
-    take to sample one iteration's env steps on their own."""
+def build_algorithm(runners: int, envs: int, seed: int):
+    """PPO with the settings of ``gofish-rllib-train`` (in a Ray session)."""
     from gofish_training import rllib_train
-    from gofish_training.rllib_cluster import ray_session
 
     args = rllib_train.Args(env_runners=runners, envs_per_runner=envs, seed=seed)
     run = rllib_train.Run(args, rllib_train.EnvSettings.from_config({}), None)
-    with ray_session("", runners):
-        algorithm = rllib_train.build_config(run).build_algo()
-        totals, batch = [], 0
+    return rllib_train.build_config(run).build_algo()
+
+
+def measure(iterations: int, runners: int, envs: int, seed: int, measured: dict) -> None:
+    """Fills ``measured`` as it goes (what a Ctrl-C leaves is kept): ``iterations``, the
+    wall time of each iteration after a warm-up one, ``steps``, the env steps of one, and
+    ``sample``, the time the runners take to sample them on their own."""
+    from gofish_training.rllib_cluster import ray_session
+
+    with (
+        progress_bar(True, iterations + 2, "iterations, then sampling", transient=True) as advance,
+        ray_session("", runners),
+    ):
+        algorithm = build_algorithm(runners, envs, seed)
         for index in range(iterations + 1):
             start = time.perf_counter()
             result = algorithm.train()
             if index:  # the first iteration warms up
-                totals.append(time.perf_counter() - start)
-                batch = result["env_runners"]["num_env_steps_sampled"]
-        share = int(batch / runners)
+                measured["iterations"].append(time.perf_counter() - start)
+                measured["steps"] = result["env_runners"]["num_env_steps_sampled"]
+            advance(index + 1)
+        share = int(measured["steps"] / runners)
         start = time.perf_counter()
         algorithm.env_runner_group.foreach_env_runner(
             lambda runner: len(runner.sample(num_timesteps=share)), local_env_runner=False
         )
-        sample = time.perf_counter() - start
+        measured["sample"] = time.perf_counter() - start
+        advance(iterations + 2)
         algorithm.stop()
-    return {"steps": batch, "total": statistics.median(totals), "sample": sample}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,20 +103,41 @@ def main(argv: list[str] | None = None) -> None:
         total, sample, steps = (
             float(value) for value in parse_list(parser, "--measured", args.measured)
         )
-        measured = {"total": total, "sample": sample, "steps": steps}
+        measured = {"iterations": [total], "sample": sample, "steps": steps}
     else:
-        measured = measure(args.iterations, args.runners, args.envs, args.seed)
+        measured = {"iterations": [], "sample": None, "steps": 0}
+        try:
+            measure(args.iterations, args.runners, args.envs, args.seed, measured)
+        except KeyboardInterrupt:
+            if measured["sample"] is None:  # else only Ray's shutdown was cut short
+                stopped(console, args, measured)
     batch, sample = measured["steps"], measured["sample"]
-    learn = max(measured["total"] - sample, 0.0)  # the learner's update and the rest
+    total = statistics.median(measured["iterations"])
+    learn = max(total - sample, 0.0)  # the learner's update and the rest
     per_runner = batch / args.runners / sample
     console.print(
         f"{'given' if args.measured else 'measured'} ({args.runners} runners x {args.envs} "
-        f"envs): an iteration of {batch:,.0f} env steps takes {measured['total']:.2f} s; sampling "
+        f"envs): an iteration of {batch:,.0f} env steps takes {total:.2f} s; sampling "
         f"them alone {sample:.2f} s ({per_runner:,.0f} env steps/s a runner); the learner's "
         f"update and the rest {learn:.2f} s"
     )
     one_learner_table(console, args, counts, batch, per_runner, learn)
     parallel_learners_table(console, args, counts, batch, per_runner, learn)
+
+
+def stopped(console: Console, args, measured: dict) -> None:
+    """After a Ctrl-C before the sampling was timed: the iterations timed (the model needs
+    the sampling time too), and exit."""
+    timed = measured["iterations"]
+    if timed:
+        console.print(
+            f"measured ({args.runners} runners x {args.envs} envs): an iteration of "
+            f"{measured['steps']:,.0f} env steps takes {statistics.median(timed):.2f} s "
+            f"(median of {len(timed)}); sampling them alone: -"
+        )
+    done = len(timed) + (measured["sample"] is not None)
+    console.print(interrupted_note(done, args.iterations + 1))
+    raise SystemExit(130)
 
 
 def one_learner_table(console, args, counts, batch, per_runner, learn) -> None:

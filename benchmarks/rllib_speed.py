@@ -22,6 +22,7 @@ around ``gofish_env.env()`` with RLlib's defaults (one env per runner, episodes 
 to NumPy); ``--ablation`` adds the project's env with RLlib's default
 ``episodes_to_numpy=True``: together they show what each change buys. A learner update is
 not sampled time and is not measured here (``benchmarks/rllib_scaling.py`` measures it).
+Ctrl-C stops the measuring and prints the table of the set-ups measured.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, progress_bar
 
 PLAYERS = 4
 WARM_UP = 1000  # env steps before the clock starts
@@ -143,8 +144,6 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     console = Console()
-    own = env_alone(args.steps, args.seed)
-    console.print(f"env alone: {own:,.0f} env steps per CPU-second ({1e6 / own:.0f} us a step)")
     variants = [BASELINE] * args.baseline + [NUMPY] * args.ablation + [OURS]
     setups = [
         (runners, 1 if variant == BASELINE else envs, variant)
@@ -152,17 +151,37 @@ def main(argv: list[str] | None = None) -> None:
         for runners in runner_counts
         for envs in (env_counts[:1] if variant == BASELINE else env_counts)
     ]
-    rows = []
-    with ray_session("", max(runner_counts)):
-        for runners, envs, name in setups:
-            rate, per_cpu = rllib_rate(runners, envs, args.steps, name, args.seed)
-            overhead = 1 / per_cpu - 1 / own
-            rows.append((name, runners, envs, rate, runners * per_cpu, 1e6 * overhead))
-            console.print(
-                f"{name}: {runners} runners x {envs} envs: {rate:,.0f} env steps/s, "
-                f"{runners * per_cpu:,.0f} on {runners} free cores (RLlib {1e6 * overhead:.0f} "
-                f"us of CPU a step)"
-            )
+    own, rows = None, []
+    interrupted = False
+    try:
+        own = env_alone(args.steps, args.seed)
+        console.print(f"env alone: {own:,.0f} env steps per CPU-second ({1e6 / own:.0f} us a step)")
+        with (
+            progress_bar(True, len(setups), "RLlib set-ups", transient=True) as advance,
+            ray_session("", max(runner_counts)),
+        ):
+            for runners, envs, name in setups:
+                rate, per_cpu = rllib_rate(runners, envs, args.steps, name, args.seed)
+                overhead = 1 / per_cpu - 1 / own
+                rows.append((name, runners, envs, rate, runners * per_cpu, 1e6 * overhead))
+                console.print(
+                    f"{name}: {runners} runners x {envs} envs: {rate:,.0f} env steps/s, "
+                    f"{runners * per_cpu:,.0f} on {runners} free cores (RLlib "
+                    f"{1e6 * overhead:.0f} us of CPU a step)"
+                )
+                advance(len(rows))
+    except KeyboardInterrupt:
+        interrupted = True
+    if rows:
+        print_rows(console, rows, own, args.markdown)
+    if interrupted:
+        measured = len(rows) + (own is not None)
+        console.print(interrupted_note(measured, len(setups) + 1))
+        raise SystemExit(130)
+
+
+def print_rows(console: Console, rows: list[tuple], own: float, markdown: bool) -> None:
+    """The table of the set-ups measured, and the same in markdown if asked."""
     table = Table(title=f"RLlib sampling, {PLAYERS} players, self-play ({platform.node()})")
     columns = (
         "env",
@@ -179,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
             name, str(runners), str(envs), f"{rate:,.0f}", f"{free:,.0f}", f"{overhead:.0f}"
         )
     console.print(table)
-    if args.markdown:
+    if markdown:
         print(f"\nenv alone: {own:,.0f} env steps per CPU-second ({1e6 / own:.0f} us a step)\n")
         print("| " + " | ".join(columns) + " |")
         print("|---" * len(columns) + "|")

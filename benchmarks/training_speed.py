@@ -8,7 +8,8 @@ too unless ``--opponents`` names others) for ``--timesteps`` steps once per vec 
 after the other, and prints for each: learner steps per second of training, and the share
 of training time spent waiting for the environments (the opponents' moves included), as
 ``TimedMaskedVecEnv`` measures it. Evaluations are kept minimal and are not training time.
-Needs the train extra.
+Each run shows training's own progress bar. Ctrl-C stops the run under way and prints the
+table of the runs done. Needs the train extra.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, parse_list
+from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list
 from gofish_training import train
 
 
@@ -55,25 +56,36 @@ def main(argv: list[str] | None = None) -> None:
 
     console = Console()
     rows = []
-    with tempfile.TemporaryDirectory() as out:
-        for vec_env in vec_envs:
-            console.print(f"training {args.timesteps:,} steps with --vec-env {vec_env} ...")
-            report = train.main(
-                [
-                    f"--timesteps={args.timesteps}",
-                    f"--envs={args.envs}",
-                    f"--vec-env={vec_env}",
-                    f"--opponents={args.opponents}",
-                    f"--eval-every={10 * args.timesteps}",
-                    "--eval-deals=1",
-                    "--final-deals=1",
-                    "--eval-cpus=random",
-                    f"--checkpoint-every={10 * args.timesteps}",
-                    f"--out={out}",
-                    "--no-progress",
-                ]
-            )
-            rows.append((vec_env, report["timing"]))
+    interrupted = False
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            for vec_env in vec_envs:
+                console.print(f"training {args.timesteps:,} steps with --vec-env {vec_env} ...")
+                report = train.main(
+                    [
+                        f"--timesteps={args.timesteps}",
+                        f"--envs={args.envs}",
+                        f"--vec-env={vec_env}",
+                        f"--opponents={args.opponents}",
+                        f"--eval-every={10 * args.timesteps}",
+                        "--eval-deals=1",
+                        "--final-deals=1",
+                        "--eval-cpus=random",
+                        f"--checkpoint-every={10 * args.timesteps}",
+                        f"--out={out}",
+                    ]
+                )
+                rows.append((vec_env, report["timing"]))
+    except KeyboardInterrupt:
+        interrupted = True
+    except SystemExit as stop:  # training's own exit, 130 after a Ctrl-C
+        if stop.code != 130:
+            raise
+        console.print("that run's folder was a temporary one, now removed: nothing to resume")
+        interrupted = True
+    if not rows and interrupted:
+        console.print(interrupted_note(0, len(vec_envs), "training runs"))
+        raise SystemExit(130)
 
     table = Table(
         title=f"Training speed ({args.timesteps:,} steps, {args.envs} envs, "
@@ -98,6 +110,9 @@ def main(argv: list[str] | None = None) -> None:
             for v, t in rows
         )
     )
+    if interrupted:
+        console.print(interrupted_note(len(rows), len(vec_envs), "training runs"))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ once, each from its own client thread (httpx): two in three tables with a person
 are chosen at random from the legal ones the page is sent, the rest watched; every CPU move
 through ``advance``. Each finished game is fetched as a replay and played again by the
 engine, and its log must equal the log the table's page was last sent. Prints the wall
-time, the requests made and the time per request.
+time, the requests made and the time per request. Ctrl-C stops the server and prints the
+figures of the tables played to the end.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import httpx
 
-from gofish_env.cli import HelpFormatter, check_count
+from gofish_env.cli import HelpFormatter, check_count, interrupted_note, progress_bar
 from gofish_env.replay import Replay
 
 
@@ -61,6 +63,31 @@ def play(url: str, number: int) -> tuple[int, list[float]]:
     return len(spent), spent
 
 
+def play_at_once(url: str, tables: int, results: list[tuple[int, list[float]]]) -> None:
+    """Tables 0 .. ``tables`` - 1 played at once, each by a thread of its own; each table's
+    (requests made, their durations) is added to ``results`` as it ends. On a Ctrl-C the
+    tables still playing are not waited for: they fail once the server stops."""
+    pool = ThreadPoolExecutor(max_workers=tables)
+    try:
+        playing = [pool.submit(play, url, number) for number in range(tables)]
+        with progress_bar(True, tables, "tables played to the end", transient=True) as advance:
+            for table in as_completed(playing):
+                results.append(table.result())
+                advance(len(results))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def stop(server: subprocess.Popen) -> None:
+    """Stop the server and wait for it, a second Ctrl-C or not (it would be left running)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        server.terminate()
+        server.wait(30)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
@@ -70,26 +97,39 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     check_count(parser, "--tables", args.tables)
     command = [sys.executable, "-m", "gofish_web.server", "--port", "0"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    # A process group of its own: a Ctrl-C reaches this process only, which stops the
+    # server as at the end of a run.
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, process_group=0)
+    results: list[tuple[int, list[float]]] = []
+    interrupted = False
+    start = time.perf_counter()
     try:
         url = server.stdout.readline().split()[4].rstrip("/")
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=args.tables) as pool:
-            results = list(pool.map(lambda number: play(url, number), range(args.tables)))
-        elapsed = time.perf_counter() - start
+        play_at_once(url, args.tables, results)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
-        server.terminate()
-        server.wait(30)
+        elapsed = time.perf_counter() - start
+        stop(server)
+    if not results:
+        print(interrupted_note(0, args.tables, "tables"))
+        raise SystemExit(130)
     durations = sorted(d for _, spent in results for d in spent)
     requests = len(durations)
     p95 = durations[int(0.95 * (requests - 1))]
+    # Cut short, the tables still playing made requests too: no rate from these alone.
+    rate = "-" if interrupted else f"{requests / elapsed:.0f}"
     print(
-        f"{args.tables} tables played to the end at once in {elapsed:.1f} s: {requests} "
-        f"requests, {requests / elapsed:.0f} per second; per request median "
+        f"{len(results)} tables played to the end at once in {elapsed:.1f} s: {requests} "
+        f"requests, {rate} per second; per request median "
         f"{1000 * statistics.median(durations):.1f} ms, 95th percentile {1000 * p95:.1f} ms"
     )
     print("every game replayed by the engine equals what its page was sent")
+    if interrupted:
+        print(interrupted_note(len(results), args.tables, "tables"))
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -20,15 +20,18 @@ and within the end it leaves out. Calibration (``--calibration-games``): where `
 searches (the pool at its limit for the table or below), for each rank the seat to move
 holds that another seat is neither proved to hold nor proved not to, the share of worlds
 in which that seat holds one against how often it really does, in bins of 0.1, with the
-Brier score of each model.
+Brier score of each model. Ctrl-C stops the measuring and prints the tables measured so
+far, the one being filled with its rows measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +40,13 @@ from rich.table import Table
 
 from gofish_env import Game, Rules
 from gofish_env import world_enumeration as enumeration
-from gofish_env.cli import HelpFormatter, check_count, parse_players_list
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    parse_players_list,
+    progress_bar,
+)
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.knowledge import KnowledgeTracker
@@ -83,7 +92,10 @@ def time_sampler(
     return build, rate
 
 
-def expert_decisions(players: int, games: int, seed: int, cpu_step: int):
+OnGame = Callable[[int], None] | None  # told the number of games played so far
+
+
+def expert_decisions(players: int, games: int, seed: int, cpu_step: int, on_game: OnGame):
     """(game number, game, view, ask) at every decision of ``games`` games of ``expert``s
     (game ``g`` seeded ``seed + g``, seat ``s``'s CPU ``cpu_step * g + s``); the ask is
     made when the caller asks for the next decision (a view reads the live public log)."""
@@ -91,12 +103,16 @@ def expert_decisions(players: int, games: int, seed: int, cpu_step: int):
         cpus = [make_cpu("expert", cpu_step * number + seat) for seat in range(players)]
         for game, view, ask in played_decisions(Rules(players=players), seed + number, cpus):
             yield number, game, view, ask
+        if on_game is not None:
+            on_game(number + 1)
 
 
-def decisions_in_turn(players: int, games: int, pool: int, seed: int, cpu_step: int):
+def decisions_in_turn(
+    players: int, games: int, pool: int, seed: int, cpu_step: int, on_game: OnGame
+):
     """(game number, game, view) at seat ``g % players``'s decisions of game ``g`` (of
     ``expert_decisions``) once the pool holds ``pool`` cards or fewer."""
-    for number, game, view, _ in expert_decisions(players, games, seed, cpu_step):
+    for number, game, view, _ in expert_decisions(players, games, seed, cpu_step, on_game):
         if game.pool_size <= pool and view.seat == number % players:
             yield number, game, view
 
@@ -106,13 +122,15 @@ def brier(pairs: np.ndarray) -> float:
     return float(((pairs[:, 0] - pairs[:, 1]) ** 2).mean())
 
 
-def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
+def closeness(
+    players: int, games: int, pool: int, worlds: int, on_game: OnGame = None
+) -> list[tuple]:
     """(model, decisions, mean cards misplaced, share of worlds with every other hand
     right, ms to build and sample) at seat ``g % players``'s decisions of game ``g`` once
     the pool holds ``pool`` cards or fewer (``expert`` at every seat)."""
     totals = {name: [0.0, 0.0, 0.0] for name, *_ in MODELS}
     decisions = 0
-    for number, game, view in decisions_in_turn(players, games, pool, 1000, 7):
+    for number, game, view in decisions_in_turn(players, games, pool, 1000, 7, on_game):
         seat = view.seat
         decisions += 1
         others = [other for other in range(players) if other != seat]
@@ -132,14 +150,16 @@ def closeness(players: int, games: int, pool: int, worlds: int) -> list[tuple]:
     ]
 
 
-def most_held_fit(players: int, games: int) -> list[tuple[str, int, float, float, float]]:
+def most_held_fit(
+    players: int, games: int, on_game: OnGame = None
+) -> list[tuple[str, int, float, float, float]]:
     """How often ``expert``'s plain asks (not a sure hit, and holding none of the ranks
     another seat was proved to hold) are for the rank it holds most of, as the model reads
     them (ranks no other seat could hold left out): (stage, asks, shares of asks with no
     rank held more, one card more, two or more), before the end of the pool the model
     leaves out and at each pool size within it."""
     deficits: dict[str, list[int]] = {}
-    for _, game, view, (target, rank) in expert_decisions(players, games, 2000, 11):
+    for _, game, view, (target, rank) in expert_decisions(players, games, 2000, 11, on_game):
         seat, public = view.seat, view.knowledge
         held = np.array(game.hand_counts(seat))
         proved = np.delete(public.least, seat, axis=0).max(axis=0) > 0
@@ -159,7 +179,9 @@ def most_held_fit(players: int, games: int) -> list[tuple[str, int, float, float
     return rows
 
 
-def calibration(players: int, games: int, worlds: int) -> dict[str, np.ndarray]:
+def calibration(
+    players: int, games: int, worlds: int, on_game: OnGame = None
+) -> dict[str, np.ndarray]:
     """Each model's predictions, an array [n, 2] of (share of worlds, truth): at seat ``g
     % players``'s decisions of game ``g`` (``expert`` at every seat) once the pool holds
     ``default_pool_limit(players)`` cards or fewer, for every other seat and every rank the
@@ -167,7 +189,7 @@ def calibration(players: int, games: int, worlds: int) -> dict[str, np.ndarray]:
     share of ``worlds`` sampled worlds in which it holds one, and whether it does."""
     limit = default_pool_limit(players)
     rows: dict[str, list[tuple[float, bool]]] = {name: [] for name, *_ in MODELS}
-    for number, game, view in decisions_in_turn(players, games, limit, 5000, 13):
+    for number, game, view in decisions_in_turn(players, games, limit, 5000, 13, on_game):
         seat = view.seat
         held = view.own_counts
         open_ranks = [
@@ -246,108 +268,157 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--truth-pool: got {args.truth_pool}; allowed: an integer >= 0")
     args.players = parse_players_list(parser, "--players", args.players)
     console = Console(width=140)
-    WorldSampler(KnowledgeTracker(position_after(Rules(), 0, 5)).view(0), 0).sample(2)  # compile
-    speed = Table(title=f"World sampler speed (load {os.getloadavg()[0]:.2f})")
-    for column in ("players", "asks played", "build (ms)", "worlds/s"):
-        speed.add_column(column, justify="right")
-    master = MasterCPU(0)
-    masters_model = (master.assume_sure_hits, master.most_held)
-    for column in ("build, master's model (ms)", "worlds/s, master's model"):
-        speed.add_column(column, justify="right")
-    for players in args.players:
-        for asks in STAGES:
-            game = position_after(Rules(players=players), 1, asks)
-            if game.is_over:
-                continue
-            build, rate = time_sampler(game, args.worlds, args.repeats)
-            model_build, model_rate = time_sampler(game, args.worlds, args.repeats, *masters_model)
-            speed.add_row(
-                str(players),
-                str(game.num_asks),
-                f"{build:.2f}",
-                f"{rate:,.0f}",
-                f"{model_build:.2f}",
-                f"{model_rate:,.0f}",
-            )
-    console.print(speed)
-    exact = Table(title="Distance to the exact distribution (total variation)")
-    for column in (
-        "position",
-        "consistent deals",
-        "worlds now",
-        "TV deals",
-        "perfect mean / 95%",
-        "TV worlds now",
-        "perfect mean / 95%",
-        "exact now vs uniform",
-    ):
-        exact.add_column(column, justify="right")
-    for name, game in small_positions():
-        sampler = WorldSampler(KnowledgeTracker(game).view(game.current_player), seed=1)
-        worlds = enumeration.exact_worlds(sampler)
-        by_deal, by_now = enumeration.sampled_keys(
-            sampler.sample(args.exact_samples, keep_deals=True)
+    positions = list(small_positions())
+    total = len(args.players) * (len(STAGES) + 3) + len(positions)
+    # A Ctrl-C prints the table being filled, with its rows measured, and stops.
+    measured, filling = 0, None
+    try:
+        speed = filling = Table(title=f"World sampler speed (load {os.getloadavg()[0]:.2f})")
+        for column in ("players", "asks played", "build (ms)", "worlds/s"):
+            speed.add_column(column, justify="right")
+        master = MasterCPU(0)
+        masters_model = (master.assume_sure_hits, master.most_held)
+        for column in ("build, master's model (ms)", "worlds/s, master's model"):
+            speed.add_column(column, justify="right")
+        stages = list(itertools.product(args.players, STAGES))
+        with progress_bar(True, len(stages), "sampler speed", transient=True) as advance:
+            # The first sample compiles the sampler's kernels: not timed.
+            WorldSampler(KnowledgeTracker(position_after(Rules(), 0, 5)).view(0), 0).sample(2)
+            for done, (players, asks) in enumerate(stages, 1):
+                game = position_after(Rules(players=players), 1, asks)
+                if not game.is_over:
+                    build, rate = time_sampler(game, args.worlds, args.repeats)
+                    model_build, model_rate = time_sampler(
+                        game, args.worlds, args.repeats, *masters_model
+                    )
+                    speed.add_row(
+                        str(players),
+                        str(game.num_asks),
+                        f"{build:.2f}",
+                        f"{rate:,.0f}",
+                        f"{model_build:.2f}",
+                        f"{model_rate:,.0f}",
+                    )
+                measured += 1
+                advance(done)
+        console.print(speed)
+        exact = filling = Table(title="Distance to the exact distribution (total variation)")
+        for column in (
+            "position",
+            "consistent deals",
+            "worlds now",
+            "TV deals",
+            "perfect mean / 95%",
+            "TV worlds now",
+            "perfect mean / 95%",
+            "exact now vs uniform",
+        ):
+            exact.add_column(column, justify="right")
+        with progress_bar(True, len(positions), "exact distributions", transient=True) as advance:
+            for done, (name, game) in enumerate(positions, 1):
+                sampler = WorldSampler(KnowledgeTracker(game).view(game.current_player), seed=1)
+                worlds = enumeration.exact_worlds(sampler)
+                by_deal, by_now = enumeration.sampled_keys(
+                    sampler.sample(args.exact_samples, keep_deals=True)
+                )
+                deal = enumeration.compare(by_deal, worlds.deal)
+                now = enumeration.compare(by_now, worlds.now)
+                exact.add_row(
+                    name,
+                    str(len(worlds.deal)),
+                    str(len(worlds.now)),
+                    f"{deal.tv:.4f}",
+                    f"{deal.tv_perfect:.4f} / {deal.tv_perfect_95:.4f}",
+                    f"{now.tv:.4f}",
+                    f"{now.tv_perfect:.4f} / {now.tv_perfect_95:.4f}",
+                    f"{enumeration.tv_to_uniform_now(worlds):.3f}",
+                )
+                measured += 1
+                advance(done)
+        console.print(exact)
+        truth = filling = Table(
+            title=f"Closeness to the true hands ({args.truth_games} expert games a table, pool "
+            f"<= {args.truth_pool}, {args.truth_worlds} worlds a decision)"
         )
-        deal = enumeration.compare(by_deal, worlds.deal)
-        now = enumeration.compare(by_now, worlds.now)
-        exact.add_row(
-            name,
-            str(len(worlds.deal)),
-            str(len(worlds.now)),
-            f"{deal.tv:.4f}",
-            f"{deal.tv_perfect:.4f} / {deal.tv_perfect_95:.4f}",
-            f"{now.tv:.4f}",
-            f"{now.tv_perfect:.4f} / {now.tv_perfect_95:.4f}",
-            f"{enumeration.tv_to_uniform_now(worlds):.3f}",
+        for column in (
+            "players",
+            "model",
+            "decisions",
+            "cards misplaced",
+            "every hand right",
+            "ms",
+        ):
+            truth.add_column(column, justify="right")
+        for players in args.players:
+            label = f"closeness, {players} players"
+            with progress_bar(True, args.truth_games, label, transient=True) as advance:
+                rows = closeness(
+                    players, args.truth_games, args.truth_pool, args.truth_worlds, advance
+                )
+            for name, decisions, misplaced, right, ms in rows:
+                truth.add_row(
+                    str(players),
+                    name,
+                    str(decisions),
+                    f"{misplaced:.3f}",
+                    f"{right:.3f}",
+                    f"{ms:.1f}",
+                )
+            measured += 1
+        console.print(truth)
+        fit = filling = Table(
+            title=f"expert's plain asks: the rank it holds most of? ({args.fit_games} games a "
+            "table)"
         )
-    console.print(exact)
-    truth = Table(
-        title=f"Closeness to the true hands ({args.truth_games} expert games a table, pool "
-        f"<= {args.truth_pool}, {args.truth_worlds} worlds a decision)"
+        for column in ("players", "stage", "asks", "most held", "one card short", "two or more"):
+            fit.add_column(column, justify="right")
+        for players in args.players:
+            label = f"asks' fit, {players} players"
+            with progress_bar(True, args.fit_games, label, transient=True) as advance:
+                rows = most_held_fit(players, args.fit_games, advance)
+            for stage, asks, *shares in rows:
+                fit.add_row(str(players), stage, str(asks), *(f"{share:.3f}" for share in shares))
+            measured += 1
+        console.print(fit)
+        filling = None
+        for players in args.players:
+            label = f"calibration, {players} players"
+            with progress_bar(True, args.calibration_games, label, transient=True) as advance:
+                by_model = calibration(players, args.calibration_games, args.truth_worlds, advance)
+            print_calibration(console, args, players, by_model)
+            measured += 1
+    except KeyboardInterrupt:
+        if filling is not None and filling.row_count:
+            console.print(filling)
+        console.print(interrupted_note(measured, total))
+        raise SystemExit(130) from None
+
+
+def print_calibration(console: Console, args, players: int, by_model: dict) -> None:
+    """The calibration tables of a table size: each model's, then the last model's by bin."""
+    summary = Table(
+        title=f"Calibration at {players} players ({args.calibration_games} expert games, "
+        f"pool <= {default_pool_limit(players)}, {args.truth_worlds} worlds a decision)"
     )
-    for column in ("players", "model", "decisions", "cards misplaced", "every hand right", "ms"):
-        truth.add_column(column, justify="right")
-    for players in args.players:
-        for row in closeness(players, args.truth_games, args.truth_pool, args.truth_worlds):
-            name, decisions, misplaced, right, ms = row
-            truth.add_row(
-                str(players), name, str(decisions), f"{misplaced:.3f}", f"{right:.3f}", f"{ms:.1f}"
-            )
-    console.print(truth)
-    fit = Table(
-        title=f"expert's plain asks: the rank it holds most of? ({args.fit_games} games a table)"
-    )
-    for column in ("players", "stage", "asks", "most held", "one card short", "two or more"):
-        fit.add_column(column, justify="right")
-    for players in args.players:
-        for stage, asks, *shares in most_held_fit(players, args.fit_games):
-            fit.add_row(str(players), stage, str(asks), *(f"{share:.3f}" for share in shares))
-    console.print(fit)
-    for players in args.players:
-        by_model = calibration(players, args.calibration_games, args.truth_worlds)
-        summary = Table(
-            title=f"Calibration at {players} players ({args.calibration_games} expert games, "
-            f"pool <= {default_pool_limit(players)}, {args.truth_worlds} worlds a decision)"
+    for column in ("model", "predictions", "Brier", "mean predicted", "share true"):
+        summary.add_column(column, justify="right")
+    for name, pairs in by_model.items():
+        if not len(pairs):
+            summary.add_row(name, "0", "-", "-", "-")
+            continue
+        mean = pairs.mean(axis=0)
+        summary.add_row(
+            name, str(len(pairs)), f"{brier(pairs):.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
         )
-        for column in ("model", "predictions", "Brier", "mean predicted", "share true"):
-            summary.add_column(column, justify="right")
-        for name, pairs in by_model.items():
-            if not len(pairs):
-                summary.add_row(name, "0", "-", "-", "-")
-                continue
-            mean = pairs.mean(axis=0)
-            summary.add_row(
-                name, str(len(pairs)), f"{brier(pairs):.4f}", f"{mean[0]:.3f}", f"{mean[1]:.3f}"
-            )
-        console.print(summary)
-        bins = Table(title=f"Calibration of {MODELS[-1][0]} at {players} players, by bin")
-        for column in ("bin", "predictions", "mean predicted", "share true"):
-            bins.add_column(column, justify="right")
-        for low, count, predicted, observed in calibration_bins(by_model[MODELS[-1][0]]):
-            bins.add_row(
-                f"{low:.1f}-{low + 0.1:.1f}", str(count), f"{predicted:.3f}", f"{observed:.3f}"
-            )
-        console.print(bins)
+    console.print(summary)
+    bins = Table(title=f"Calibration of {MODELS[-1][0]} at {players} players, by bin")
+    for column in ("bin", "predictions", "mean predicted", "share true"):
+        bins.add_column(column, justify="right")
+    for low, count, predicted, observed in calibration_bins(by_model[MODELS[-1][0]]):
+        bins.add_row(
+            f"{low:.1f}-{low + 0.1:.1f}", str(count), f"{predicted:.3f}", f"{observed:.3f}"
+        )
+    console.print(bins)
 
 
 if __name__ == "__main__":

@@ -268,3 +268,17 @@ def progress_bar(
     with Progress(*columns, console=Console(stderr=True), transient=transient) as bar:
         task = bar.add_task(label, total=total)
         yield lambda done: bar.update(task, completed=done)
+
+
+def interrupted_note(done: int, total: int, what: str = "measurements") -> str:
+    """The line a benchmark stopped by Ctrl-C prints below the figures it has: how many of
+    its ``total`` measurements they come from (``done``), and how to have them all."""
+    if done == 0:
+        return (
+            f"interrupted before the first of {total} {what} was complete: nothing to show; "
+            "run the same command again to measure them"
+        )
+    return (
+        f"interrupted after {done} of {total} {what}: the figures above are from those; "
+        "run the same command again to measure them all"
+    )
