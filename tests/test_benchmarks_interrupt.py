@@ -185,7 +185,10 @@ def no_ray(monkeypatch):
 def test_rllib_speed_prints_the_set_ups_sampled(capfd, monkeypatch, no_ray):
     benchmark = _benchmark("rllib_speed")
     monkeypatch.setattr(benchmark, "env_alone", lambda steps, seed: 40_000.0)
-    sampled = lambda *args: (1234.0, 2500.0)  # noqa: E731
+
+    def sampled(*args):
+        return 1234.0, 2500.0
+
     monkeypatch.setattr(benchmark, "rllib_rate", interrupted_on_call(2, sampled))
     argv = ["--runners", "1", "--envs", "1,8", "--steps", "100", "--markdown"]
     rows, said = stopped(capfd, benchmark.main, argv)
