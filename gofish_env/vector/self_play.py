@@ -9,7 +9,8 @@ others' turns too, so a learner adds each step's row to the seat's own running r
 Autoreset is same-step: a game that ends (``terminated``) or reaches ``max_asks`` asks
 (``truncated``) is dealt again in that step; its last observations for every seat are in
 ``info["final_observation"]`` (an object array: a ``[P, size]`` array for each finished
-game, None elsewhere) and its winners in ``info["winners"]``. A deal that ends before the
+game, None elsewhere), its last global state in ``info["final_state"]`` (the same way: see
+``state()``) and its winners in ``info["winners"]``. A deal that ends before the
 first ask is dealt again. The catches laid at a deal are paid with that game's first step.
 
 ``compile_rules=True`` compiles the rules into the engine (``VectorGame``'s option of that
