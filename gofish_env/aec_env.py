@@ -393,7 +393,7 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``): every hand, what the pool holds, and the
-        public table, for critics trained with the whole truth (centralized training,
+        public table, for critics trained with every hand in sight (centralized training,
         decentralized execution). It holds every seat's hidden cards: never give it to a
         seat's policy. Layout: ``state_layout``, docs/observation.md. A new array."""
         if self.game is None:

@@ -156,8 +156,8 @@ PUBLIC_SECTIONS = (
 
 
 class StateLayout(Layout):
-    """Named sections of the global state (``raw_env.state()``): the whole truth, for
-    critics that train with it (centralized training, decentralized execution). Every
+    """Named sections of the global state (``raw_env.state()``), for critics that train
+    with what the seats cannot see (centralized training, decentralized execution): every
     seat's hand and what the pool holds (not its order), then the observation's public
     sections with absolute seats. No seat's observation reads any of it."""
 
@@ -662,10 +662,12 @@ def observation_doc() -> str:
         "## Global state",
         "",
         "`env.state()` (PettingZoo's global state, in `env.state_space`) is a float32 vector",
-        "with values in [0, 1] for critics that train with the whole truth (centralized",
+        "with values in [0, 1] for critics that train with every hand in sight (centralized",
         "training, decentralized execution, as in MAPPO or QMIX). It holds every hand and what",
         "the pool holds, so it must never reach a seat's policy: no observation, mask, info or",
         "scripted CPU reads it. The pool's order is left out: it is the chance still to come.",
+        "Left out as in the observation: the number of asks made (the `max_asks` clock) and,",
+        'under `winner="first_empty"`, which seat emptied its hand first.',
         "The sections after `pool` are the observation's public sections with absolute seats",
         "(row 0 is seat 0), equal to those of seat 0's observation. With exact-card asks the",
         "hands and the pool have one entry per card (rank * 4 + suit; the joker last).",

@@ -427,8 +427,8 @@ class VectorGame:
 
     def global_state(self, games=None, seat0_observations=None) -> np.ndarray:
         """[N, S] float32: each game's global state, what ``raw_env.state()`` gives for it
-        (``state_layout``): every hand, the pool's cards, the public table. The whole truth,
-        for centralized critics only. With ``games`` (indices), only those games' rows;
+        (``state_layout``): every hand, the pool's cards, the public table. For
+        centralized critics only. With ``games`` (indices), only those games' rows;
         ``seat0_observations`` are their seat 0's observations where the caller has them."""
         indices = self._all_games if games is None else self._indices(games)
         layout, S, K = self.state_layout, self.state, self.constants
