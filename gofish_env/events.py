@@ -174,7 +174,7 @@ class Pass(Event):
         self.seat = seat
 
     def __str__(self) -> str:
-        return f"Seat {self.seat} has no one to ask and passes."
+        return f"Seat {self.seat} cannot ask and passes."
 
 
 class Out(Event):

@@ -500,7 +500,10 @@ class Game:
         if emptied and not self._over:
             for seat in emptied:
                 if not self._out[seat]:
-                    self._emptied(seat, self._draw_now or (asks_again and seat == asker))
+                    self._emptied(
+                        seat,
+                        self._draw_now or (self._draw_on_turn and asks_again and seat == asker),
+                    )
                 if self._over:
                     break
         if not self._over:

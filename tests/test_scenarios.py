@@ -415,7 +415,7 @@ def test_player_to_move_with_no_legal_ask_passes():
     # Family rules: seat 1's hand is empty (it waits for its turn), so seat 0 has nobody to ask.
     game = position(["7H", ""], pool_top=["KD"], rules=Rules.preset("family", players=2))
     assert game.events[1:] == [Pass(0), EmptyHandDraw(1, 1)]
-    assert str(game.events[1]) == "Seat 0 has no one to ask and passes."
+    assert str(game.events[1]) == "Seat 0 cannot ask and passes."
     assert game.current_player == 1
     assert game.hand(1) == ["KD"]
 
@@ -582,6 +582,36 @@ def test_own_turn_draw_asker_emptied_as_its_turn_ends_waits_for_its_next_turn():
     assert game.events[-1] == EmptyHandDraw(0, 1)
     assert game.current_player == 0
     assert len(game.hand(0)) == 1
+
+
+def test_never_draw_target_emptied_by_a_hit_does_not_draw():
+    rules = Rules(players=3, empty_hand_draw="never")
+    game = position(["7H QS", "7C 7D", "5C"], pool_top=["2H", "KD"], rules=rules)
+    events = game.ask(1, "7")
+    assert events == [Ask(0, 1, SEVEN), Hit(0, 1, SEVEN, 2)]
+    assert game.hand(1) == [] and not game.is_out(1)
+    assert game.pool_cards()[:2] == ["2H", "KD"]
+
+
+def test_never_draw_asker_emptied_while_it_keeps_asking_does_not_draw_and_passes():
+    rules = Rules(players=3, empty_hand_draw="never")
+    game = position(["7H 7D", "7S 7C 9C", "8C"], pool_top=["2H", "3H"], rules=rules)
+    events = game.ask(1, "7")
+    assert events == [Ask(0, 1, SEVEN), Hit(0, 1, SEVEN, 2), Catch(0, SEVEN), Pass(0)]
+    assert game.hand(0) == [] and game.pool_cards()[:2] == ["2H", "3H"]
+    assert game.current_player == 1 and not game.is_out(0)
+
+
+def test_never_draw_empty_hand_is_out_once_the_pool_is_empty():
+    rules = Rules(players=3, empty_hand_draw="never")
+    game = position(
+        ["7H 7D", "7S 7C 9C 9D 9H 5H 5S", "5C 5D"], pool_top=["9S"], rest=2, rules=rules
+    )
+    game.ask(1, "7")  # seat 0 lays its 7s and is left with an empty hand
+    assert not game.is_out(0) and game.pool_size == 1
+    events = game.ask(2, "9")  # seat 1 fishes the pool's last card
+    assert events == [Ask(1, 2, NINE), GoFish(1, 2, NINE), Draw(1, NINE), Catch(1, NINE), Out(0)]
+    assert game.is_out(0) and game.current_player == 1
 
 
 def test_house_rule_refill_draws_n_cards():

@@ -433,7 +433,8 @@ def ask(S, K, g, target, wanted):
         seat = target if k == 0 else asker
         empty = empty_target if k == 0 else empty_asker
         if empty and not S.over[g] and not S.out[g, seat]:
-            emptied(S, K, g, seat, K.draw_now or (asks_again and seat == asker))
+            draw = K.draw_now or (K.draw_on_turn and asks_again and seat == asker)
+            emptied(S, K, g, seat, draw)
     if not S.over[g]:
         if asks_again and can_ask(S, K, g, asker):
             S.current[g] = asker
