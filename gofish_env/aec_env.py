@@ -15,6 +15,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from gofish_env.actions import ActionCodec
 from gofish_env.events import Ask
+from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
 from gofish_env.observation import (
@@ -26,7 +27,7 @@ from gofish_env.observation import (
 )
 from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
-from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme
+from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 from gofish_env.scene import recent_events, seat_scene, table_scene
 
@@ -206,6 +207,8 @@ class raw_env(AECEnv):
         # Other option keys are ignored, as PettingZoo's api_test expects.
         if "game" in options:
             game = options["game"]
+            if not isinstance(game, Game):
+                raise ValueError(f"options['game']: got {game!r}; allowed: a gofish_env.Game")
             if game.rules != self.rules:
                 raise ValueError(
                     "options['game']: its rules differ from the env's rules "
@@ -369,8 +372,17 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ views
 
+    def _require_reset(self, what: str) -> None:
+        if self.game is None:
+            raise RuntimeError(f"{what} before reset(): call reset() first")
+
+    def last(self, observe: bool = True) -> tuple:
+        self._require_reset("last()")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict:
         """The seat's observation and action mask: new arrays on every call."""
+        self._require_reset("observe()")
         seat = self.agent_name_mapping[agent]
         game = self.game
         current = game.current_player
@@ -396,8 +408,7 @@ class raw_env(AECEnv):
         public table, for critics trained with every hand in sight (centralized training,
         decentralized execution). It holds every seat's hidden cards: never give it to a
         seat's policy. Layout: ``state_layout``, docs/observation.md. A new array."""
-        if self.game is None:
-            raise RuntimeError("state() before reset(): call reset() first")
+        self._require_reset("state()")
         return encode_state(self.game, self.state_layout, self._observation(0))
 
     def is_legal(self, action: int) -> bool:
@@ -422,6 +433,7 @@ class raw_env(AECEnv):
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        self._require_reset("render()")
         if self.render_mode == "rgb_array":
             return self.render_rgb(self.render_view)
         text = self.render_text(self.render_view)
@@ -489,7 +501,7 @@ class ActionCheckingWrapper(pz_wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env
         self._illegal_action = illegal_action
-        self._illegal_reward = float(illegal_reward)
+        self._illegal_reward = illegal_reward
         self._illegal_end = False
 
     # The attributes every step and ``last()`` read, one hop from the raw env.
@@ -575,8 +587,7 @@ def env(
     ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk.
     ``wrappers="classic"`` is the one-layer ``ActionCheckingWrapper``; ``"pettingzoo"`` stacks
     PettingZoo's own wrappers (same behaviour, slower)."""
-    if illegal_action not in ("terminate", "raise"):
-        raise ValueError(f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'")
+    illegal_reward = check_illegal_action(illegal_action, illegal_reward)
     if wrappers not in WRAPPER_CHOICES:
         raise ValueError(f"wrappers: got {wrappers!r}; allowed: 'classic', 'pettingzoo'")
     raw = raw_env(**kwargs)

@@ -29,10 +29,9 @@ from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
 from gofish_env.players import make_player, player_label
-from gofish_env.rewards import RewardScheme
+from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 
-ILLEGAL_ACTION_CHOICES = ("terminate", "raise")
 # The learner's info: the AEC env's keys (its reward components summed over the step), its
 # seat, whether an illegal action ended the episode, and its action mask (booleans).
 INFO_KEYS = (*AEC_INFO_KEYS, "seat", "illegal_action", "action_mask")
@@ -188,13 +187,9 @@ class GoFishEnv(gym.Env):
         self.rules = self.aec.rules
         players = self.rules.players
         check_seat(seat, players)
-        if illegal_action not in ILLEGAL_ACTION_CHOICES:
-            raise ValueError(
-                f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'"
-            )
+        self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
         self.seat_choice = seat
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.set_opponents(opponents)
         self.observation_space = self.aec.observation_spaces["player_0"]["observation"]

@@ -17,6 +17,8 @@ the mean of the other seats' catches, so a catch an opponent lays costs it too).
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +36,29 @@ NAMED_SCHEMES: dict[str, dict] = {
     "zero_sum": {"win": 1.0, "zero_sum": True},
     "catch_margin": {"catch": 1.0, "zero_sum": True},
 }
+
+
+ILLEGAL_ACTION_CHOICES = ("terminate", "raise")
+
+
+def finite_number(value: object, what: str) -> float:
+    """``value`` as a float if it is a finite real number (NumPy scalars too, not a bool),
+    else a ValueError that starts with ``what``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(float(value))
+    ):
+        raise ValueError(f"{what}: got {value!r}; allowed: a finite number")
+    return float(value)
+
+
+def check_illegal_action(illegal_action: str, illegal_reward: object) -> float:
+    """The envs' ``illegal_action`` / ``illegal_reward`` arguments checked; the penalty as a
+    float."""
+    if illegal_action not in ILLEGAL_ACTION_CHOICES:
+        raise ValueError(f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'")
+    return finite_number(illegal_reward, "illegal_reward")
 
 
 @dataclass(frozen=True)
@@ -66,8 +91,7 @@ class RewardScheme:
                         f"reward: unknown component {key!r}; allowed: {', '.join(COMPONENTS)}, "
                         f"zero_sum"
                     )
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ValueError(f"reward: weight of {key!r} must be a number, got {value!r}")
+                weights[key] = finite_number(value, f"reward: weight of {key!r}")
             if not isinstance(zero_sum, bool):
                 raise ValueError(f"reward: zero_sum must be True or False, got {zero_sum!r}")
             return cls(weights, zero_sum, "custom")

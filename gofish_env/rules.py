@@ -232,6 +232,11 @@ class Rules:
         if rules is None:
             rules = "table"
         if isinstance(rules, str):
+            if rules not in cls.PRESETS:
+                raise ValueError(
+                    f"rules: unknown preset {rules!r}; allowed: {', '.join(cls.PRESETS)}, or a "
+                    f"gofish_env.Rules"
+                )
             return cls.preset(rules, players=4 if players is None else players)
         if not isinstance(rules, Rules):
             raise ValueError(f"rules: got {rules!r}; allowed: a preset name or a gofish_env.Rules")

@@ -181,7 +181,7 @@ def test_players_defaults_to_four_or_to_the_rules():
         ({"players": 5, "rules": Rules.preset("pairs")}, "players"),
         ({"players": 7}, "players"),
         ({"players": 1}, "players"),
-        ({"rules": "chess"}, "preset"),
+        ({"rules": "chess"}, "rules: unknown preset 'chess'; allowed: table, bicycle"),
         ({"rules": {"players": 3}}, "rules"),
         ({"max_asks": 0}, "max_asks"),
         ({"max_asks": 2.5}, "max_asks"),
@@ -202,6 +202,21 @@ def test_bad_illegal_action_and_wrappers_choices_raise():
         gofish_env.env(illegal_action="ignore")
     with pytest.raises(ValueError, match="wrappers"):
         gofish_env.env(wrappers="none")
+
+
+@pytest.mark.parametrize("penalty", ["x", "1.5", True, None, float("nan"), float("inf")])
+@pytest.mark.parametrize("wrappers", ["classic", "pettingzoo"])
+def test_an_illegal_reward_that_is_not_a_finite_number_is_refused(penalty, wrappers):
+    with pytest.raises(ValueError, match=r"illegal_reward: got .*; allowed: a finite number"):
+        gofish_env.env(illegal_reward=penalty, wrappers=wrappers)
+
+
+def test_an_illegal_reward_may_be_a_numpy_number():
+    env = gofish_env.env(players=2, illegal_reward=np.float32(-2.0))
+    env.reset(seed=0)
+    offender = env.agent_selection
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))
+    assert env.rewards[offender] == -2.0 and type(env.rewards[offender]) is float
 
 
 # ----------------------------------------------------------------------------- the mask
@@ -444,6 +459,31 @@ def test_reset_with_a_game_of_other_rules_raises():
         env.reset(options={"game": Game(Rules(players=4), seed=1)})
     with pytest.raises(ValueError, match="options"):
         env.reset(options={"game": Game(Rules.preset("family", players=3), seed=1)})
+
+
+@pytest.mark.parametrize("game", ["x", None, 7])
+def test_reset_with_something_that_is_not_a_game_raises_and_keeps_the_episode(game):
+    env = gofish_env.raw_env(players=3)
+    env.reset(seed=2)
+    before = env.game.events[:]
+    with pytest.raises(ValueError, match=r"options\['game'\]: got .*; allowed: a gofish_env.Game"):
+        env.reset(options={"game": game})
+    assert env.game.events == before
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda env: env.observe("player_0"), "observe"),
+        (lambda env: env.render(), "render"),
+        (lambda env: env.last(), "last"),
+        (lambda env: env.state(), "state"),
+    ],
+)
+def test_the_raw_env_refuses_reading_before_reset_by_name(call, name):
+    env = gofish_env.raw_env(players=3, render_mode="ansi")
+    with pytest.raises(RuntimeError, match=rf"{name}\(\) before reset\(\): call reset\(\) first"):
+        call(env)
 
 
 # ----------------------------------------------------------------------------- paying rewards

@@ -406,6 +406,12 @@ def test_bad_illegal_action_choice_raises():
         GoFishEnv(illegal_action="ignore")
 
 
+@pytest.mark.parametrize("penalty", ["x", True, float("nan")])
+def test_an_illegal_reward_that_is_not_a_finite_number_is_refused(penalty):
+    with pytest.raises(ValueError, match=r"illegal_reward: got .*; allowed: a finite number"):
+        GoFishEnv(illegal_reward=penalty)
+
+
 # ----------------------------------------------------------------------------- presets, copies
 
 

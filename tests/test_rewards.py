@@ -219,6 +219,9 @@ def test_named_zero_sum_equals_its_weights_dict():
         {"catch": "1"},
         {"catch": None},
         {"catch": True},
+        {"catch": float("nan")},
+        {"catch": float("inf")},
+        {"win": -float("inf")},
         {"win": 1.0, "zero_sum": 1},
         {"win": 1.0, "zero_sum": "yes"},
         3,
@@ -231,6 +234,12 @@ def test_bad_reward_names_and_weights_raise_value_error_naming_the_field(reward)
         gofish_env.raw_env(reward=reward)
     with pytest.raises(ValueError, match="reward"):
         gofish_env.env(reward=reward)
+
+
+def test_weights_may_be_numpy_numbers_and_are_kept_as_floats():
+    scheme = RewardScheme.make({"catch": np.float32(2.0), "win": np.int64(3)})
+    assert scheme.weights == {"catch": 2.0, "win": 3.0}
+    assert all(type(weight) is float for weight in scheme.weights.values())
 
 
 def test_the_calculator_pays_each_component_by_its_weight_and_the_win_to_the_winners():

@@ -19,7 +19,7 @@ from vector_helpers import SplitMixRandom
 
 import gofish_env
 from gofish_env import Game, IllegalAsk, Rules
-from gofish_env.aec_env import DEFAULT_MAX_ASKS
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, InvalidAction
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.gym_env import INFO_KEYS, GoFishEnv, OpponentError
 from gofish_env.vector.engine import seed_state
@@ -274,6 +274,22 @@ def test_an_illegal_action_ends_its_episode_or_raises():
         assert np.array_equal(array, kept)
 
 
+@pytest.mark.parametrize("outside", [-1, 26])
+def test_an_action_outside_the_action_space_is_refused_and_changes_nothing(outside):
+    env = GoFishVectorEnv(2, players=3, opponents="random")
+    assert env.single_action_space.n == 26
+    _, infos = env.reset(seed=4)
+    actions = random_actions(infos["action_mask"], np.random.default_rng(4))
+    actions[1] = outside
+    before = [array.copy() for array in env.learners.batch.state]
+    with pytest.raises(
+        InvalidAction, match=rf"actions: got {outside} for env 1; allowed: integers from 0 to 25"
+    ):
+        env.step(actions)
+    for array, kept in zip(env.learners.batch.state, before, strict=True):
+        assert np.array_equal(array, kept)
+
+
 def test_a_failing_python_opponent_is_named():
     def broken(observation, mask):
         raise RuntimeError("no model")
@@ -327,6 +343,9 @@ def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs()
         ({"render_mode": "human"}, "render_mode: got 'human'; allowed: None"),
         ({"autoreset_mode": "sometimes"}, "autoreset_mode: got 'sometimes'; allowed: next_step"),
         ({"illegal_action": "ignore"}, "illegal_action: got 'ignore'; allowed: 'terminate'"),
+        ({"illegal_reward": "x"}, "illegal_reward: got 'x'; allowed: a finite number"),
+        ({"illegal_reward": float("inf")}, "illegal_reward: got inf; allowed: a finite number"),
+        ({"rules": "chess"}, "rules: unknown preset 'chess'; allowed: table"),
         ({"max_asks": 0}, "max_asks: got 0; allowed: an integer >= 1"),
         ({"reward": "gold"}, "reward: unknown scheme 'gold'"),
         ({"rules": Rules(match_target=10)}, "match_target: got 10; the vector engine plays single"),

@@ -52,6 +52,7 @@ from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.players import make_player
+from gofish_env.rewards import check_illegal_action
 from gofish_env.rules import Rules
 
 ENV_NAME = "gofish"
@@ -71,7 +72,6 @@ CONFIG_KEYS = (
     "illegal_action",
     "illegal_reward",
 )
-ILLEGAL_ACTION_CHOICES = ("terminate", "raise")
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,7 @@ class EnvSettings:
                 f"allowed: {allowed}"
             )
         illegal_action = config.get("illegal_action", "terminate")
-        if illegal_action not in ILLEGAL_ACTION_CHOICES:
-            raise ValueError(
-                f"illegal_action: got {illegal_action!r}; allowed: "
-                f"{', '.join(map(repr, ILLEGAL_ACTION_CHOICES))}"
-            )
+        illegal_reward = check_illegal_action(illegal_action, config.get("illegal_reward", -1.0))
         return cls(
             rules=rules,
             reward=config.get("reward", "catches"),
@@ -162,7 +158,7 @@ class EnvSettings:
             history=config.get("history", DEFAULT_HISTORY),
             max_asks=config.get("max_asks", DEFAULT_MAX_ASKS),
             illegal_action=illegal_action,
-            illegal_reward=float(config.get("illegal_reward", -1.0)),
+            illegal_reward=illegal_reward,
         )
 
 

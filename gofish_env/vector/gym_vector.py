@@ -29,10 +29,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from gofish_env.aec_env import DEFAULT_MAX_ASKS
-from gofish_env.gym_env import ILLEGAL_ACTION_CHOICES
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, InvalidAction
 from gofish_env.observation import DEFAULT_HISTORY
-from gofish_env.rewards import RewardScheme
+from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 from gofish_env.vector.learner import LearnerBatch
 
@@ -73,10 +72,7 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
                 f"render_mode: got {render_mode!r}; allowed: None (the vector env does not "
                 f"render; GoFishEnv does)"
             )
-        if illegal_action not in ILLEGAL_ACTION_CHOICES:
-            raise ValueError(
-                f"illegal_action: got {illegal_action!r}; allowed: 'terminate', 'raise'"
-            )
+        illegal_reward = check_illegal_action(illegal_action, illegal_reward)
         modes = {**AUTORESET_MODES, **{mode: mode for mode in AutoresetMode}}
         if autoreset_mode not in modes:
             raise ValueError(
@@ -90,7 +86,7 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
         self.autoreset_mode = modes[autoreset_mode]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward
         self.render_mode = None
         size = self.learners.batch.layout.size
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
@@ -141,6 +137,14 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
             raise ValueError(
                 f"actions: got shape {actions.shape}, dtype {actions.dtype}; allowed: "
                 f"integers of shape ({self.num_envs},)"
+            )
+        size = self.single_action_space.n
+        outside = (actions < 0) | (actions >= size)
+        if outside.any():
+            env = int(np.flatnonzero(outside)[0])
+            raise InvalidAction(
+                f"actions: got {actions[env]} for env {env}; allowed: integers from 0 to "
+                f"{size - 1} (the action space)"
             )
         restarting = (
             self._autoreset.copy() if self.autoreset_mode is AutoresetMode.NEXT_STEP else None
