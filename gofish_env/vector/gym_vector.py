@@ -138,14 +138,6 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
                 f"actions: got shape {actions.shape}, dtype {actions.dtype}; allowed: "
                 f"integers of shape ({self.num_envs},)"
             )
-        size = self.single_action_space.n
-        outside = (actions < 0) | (actions >= size)
-        if outside.any():
-            env = int(np.flatnonzero(outside)[0])
-            raise InvalidAction(
-                f"actions: got {actions[env]} for env {env}; allowed: integers from 0 to "
-                f"{size - 1} (the action space)"
-            )
         restarting = (
             self._autoreset.copy() if self.autoreset_mode is AutoresetMode.NEXT_STEP else None
         )
@@ -155,6 +147,15 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
                 f"step(): env {env} has ended; reset it (options={{'reset_mask': ...}}) first"
             )
         active = ~self._autoreset
+        # An env that this step resets ignores its action (Gymnasium's next-step autoreset).
+        size = self.single_action_space.n
+        outside = ((actions < 0) | (actions >= size)) & active
+        if outside.any():
+            env = int(np.flatnonzero(outside)[0])
+            raise InvalidAction(
+                f"actions: got {actions[env]} for env {env}; allowed: integers from 0 to "
+                f"{size - 1} (the action space)"
+            )
         illegal = learners.act(actions, active, self.illegal_action == "raise")
         terminated = learners.terminated() & active
         truncated = learners.truncated() & active
