@@ -20,7 +20,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, rules_name
 
 METADATA_ENTRY = "gofish_env.json"
 
@@ -84,7 +84,6 @@ def check_agent_rules(path: str | Path, rules: Rules) -> None:
     trained = read_agent_rules(path)
     if trained is not None and trained != rules:
         raise AgentFileError(
-            f"{path} was trained for {trained.players} players under "
-            f"{trained.describe()}; this table is {rules.players} players under "
-            f"{rules.describe()}"
+            f"{path} was trained for {trained.players} players under {rules_name(trained)}; "
+            f"this table is {rules.players} players under {rules_name(rules)}"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
@@ -256,6 +257,19 @@ class Rules:
             if getattr(self, field.name) != getattr(table, field.name)
         ]
         return ", ".join(changed) or "table rules"
+
+
+@lru_cache(maxsize=64)
+def rules_name(rules: Rules) -> str:
+    """``"table rules"``, ``"pairs rules"``, ...: the preset the rules are, whatever the
+    player count; otherwise the fields that differ from the table rules."""
+    for name in Rules.PRESETS:
+        try:
+            if Rules.preset(name, players=rules.players) == rules:
+                return f"{name} rules"
+        except ValueError:  # a preset for fewer players
+            continue
+    return rules.replace(players=Rules().players).describe()
 
 
 def _check_int(field: str, value: Any, low: int, high: int) -> None:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from gofish_env.cards import RANK_NAMES
 from gofish_env.events import Ask, Event, GameOver, Hit
 from gofish_env.knowledge import PlayerView
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, rules_name
 
 # Events after an ask that belong to its answer; a game that ends says so in the status.
 _ANSWER_SKIPS = (GameOver,)
@@ -69,19 +68,6 @@ class Scene:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
-
-
-@lru_cache(maxsize=64)
-def rules_name(rules: Rules) -> str:
-    """``"table rules"``, ``"pairs rules"``, ...: the preset the rules are, whatever the
-    player count; otherwise the fields that differ from the table rules."""
-    for name in Rules.PRESETS:
-        try:
-            if Rules.preset(name, players=rules.players) == rules:
-                return f"{name} rules"
-        except ValueError:  # a preset for fewer players
-            continue
-    return rules.replace(players=Rules().players).describe()
 
 
 def scene_title(rules: Rules, whose: str) -> str:

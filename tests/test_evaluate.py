@@ -44,7 +44,7 @@ def test_evaluate_refuses_a_model_trained_for_another_player_count(agents, capsy
     message = usage_error(capsys, evaluate.main, [agents[which], "--players", "3"])
     assert message == (
         f"{agents[which]} was trained for 4 players under table rules; "
-        "this table is 3 players under players=3"
+        "this table is 3 players under table rules"
     )
 
 
@@ -52,7 +52,7 @@ def test_evaluate_refuses_a_model_trained_for_another_player_count(agents, capsy
 def test_evaluate_refuses_a_model_trained_for_other_rules(agents, capsys):
     message = usage_error(capsys, evaluate.main, [agents["recorded"], "--rules", "pairs"])
     assert "trained for 4 players under table rules" in message
-    assert message.endswith("this table is 4 players under set_size=2")
+    assert message.endswith("this table is 4 players under pairs rules")
 
 
 def test_evaluate_reports_a_missing_model_with_the_path_as_typed(tmp_path, capsys):
