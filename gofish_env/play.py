@@ -5,7 +5,8 @@
 
 At your turn type a seat and a rank: ``2 q`` (or ``ask 2 q``, ``ask seat 2 for queens``,
 ``2 10``); with exact-card asks a card: ``2 QH``. ``help`` lists the commands and what you may
-ask now, ``quit`` leaves. With ``--humans N`` (pass-and-play) the screen is cleared after
+ask now, ``quit`` (or the end of the input) leaves, and so does Ctrl-C, at any
+moment (exit status 130). With ``--humans N`` (pass-and-play) the screen is cleared after
 each person's turn and the next hand is shown only once its player presses Enter.
 
 Everything a seat is shown comes from its ``PlayerView`` (``render_view``): its own hand and
@@ -51,6 +52,7 @@ CLEAR_SCREEN = "\033[2J\033[H"
 SCROLL_LINES = 40
 RECENT_SINGLE = 8  # log lines shown with the hand when one person plays (CPU moves print live)
 RECENT_SHARED = 40  # pass-and-play: everything since that person's last turn, up to this many
+INTERRUPTED = "Interrupted. The game is abandoned."  # Ctrl-C: exit status 130
 _FILLER = {"ask", "seat", "player", "for", "the", "a", "an", "any", "your", "some", "please"}
 
 HELP = """Commands:
@@ -66,7 +68,8 @@ and only a player who holds cards."""
 
 
 class QuitGame(Exception):
-    """The person at the keyboard left (``quit`` or the end of the input)."""
+    """The person at the keyboard left (``quit`` or the end of the input). A Ctrl-C is not
+    a ``QuitGame``: it comes out of ``TerminalGame.run`` as ``KeyboardInterrupt``."""
 
 
 def seat_player(spec: Any, seed: int | None, rules: Rules | None = None) -> tuple[str, SeatPlayer]:
@@ -122,7 +125,8 @@ class TerminalGame:
     # ------------------------------------------------------------------ the game
 
     def run(self) -> tuple[int, ...] | None:
-        """Play to the end; the winners, or None when someone quits."""
+        """Play to the end; the winners, or None when someone quits. A Ctrl-C, at a prompt
+        or during the CPUs' moves, is raised to the caller (``KeyboardInterrupt``)."""
         game = self.game
         self.out(self._intro())
         self._print_events(game.events)
@@ -196,7 +200,7 @@ class TerminalGame:
     def _read(self, prompt: str) -> str:
         try:
             line = self.input_fn(prompt)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:  # Ctrl-D, or the piped input ran out (a Ctrl-C is passed on)
             raise QuitGame("Input ended.") from None
         if line.strip().lower() in ("quit", "exit"):
             raise QuitGame("Quit.")
@@ -387,14 +391,18 @@ def main(
     if not (math.isfinite(args.delay) and args.delay >= 0):
         parser.error(f"--delay: got {args.delay:g}; allowed: a number of seconds >= 0")
     try:
-        players = parse_players(args.players, args.humans, args.seat, args.cpus)
-        game = Game(rules, seed=args.seed)
-        terminal = TerminalGame(
-            game, players, input_fn, output, clear=clear, seed=args.seed, delay=args.delay
-        )
-    except ValueError as error:  # AgentFileError (a model file) is a ValueError too
-        parser.error(str(error))
-    terminal.run()
+        try:
+            players = parse_players(args.players, args.humans, args.seat, args.cpus)
+            game = Game(rules, seed=args.seed)
+            terminal = TerminalGame(
+                game, players, input_fn, output, clear=clear, seed=args.seed, delay=args.delay
+            )
+        except ValueError as error:  # AgentFileError (a model file) is a ValueError too
+            parser.error(str(error))
+        terminal.run()
+    except KeyboardInterrupt:  # Ctrl-C at a prompt, during a CPU's move or while loading
+        output("\n" + INTERRUPTED)
+        return 130
     return 0
 
 

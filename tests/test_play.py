@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import re
+import signal
+import subprocess
+import sys
 
 import pytest
 from helpers import MISMATCH_4_TO_3, usage_error
@@ -228,6 +231,35 @@ def test_the_end_of_the_input_leaves_the_game():
     out: list[str] = []
     assert main(["--seed", "2", "--cpus", LEVEL], input_fn=scripted([]), output=out.append) == 0
     assert out[-1] == "Input ended. The game is abandoned."
+
+
+def test_ctrl_c_at_a_prompt_stops_the_game_with_status_130():
+    def interrupted(prompt):
+        raise KeyboardInterrupt
+
+    out: list[str] = []
+    assert main(["--seed", "2", "--cpus", LEVEL], input_fn=interrupted, output=out.append) == 130
+    assert out[-1].strip() == "Interrupted. The game is abandoned."
+    assert not any("Input ended" in text for text in out)  # that is the end of the input
+
+
+def test_ctrl_c_during_a_cpus_move_stops_the_game_without_a_traceback():
+    command = [sys.executable, "-u", "-m", "gofish_env.play", "--players", "4", "--humans"]
+    command += ["0", "--cpus", LEVEL, "--delay", "0.3", "--seed", "1"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            lines = [process.stdout.readline() for _ in range(6)]
+            assert any(" asks seat " in line for line in lines), lines  # the CPUs are playing
+            process.send_signal(signal.SIGINT)  # Ctrl-C, most likely in the --delay pause
+            out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 130, err
+    assert err == ""  # no traceback
+    assert out.splitlines()[-1] == "Interrupted. The game is abandoned."
+    assert "Final score:" not in out
 
 
 def test_seats_and_cpu_specs_from_the_command_line():

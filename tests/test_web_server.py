@@ -17,7 +17,7 @@ import pytest
 from test_no_leak import alternative_worlds, make_scenario
 from web_helpers import check_payloads, play_through_api
 
-from gofish_env import IllegalAsk, Rules
+from gofish_env import Game, IllegalAsk, Rules
 from gofish_env.replay import Replay
 from gofish_web.server import create_app, running
 from gofish_web.tables import HUMAN, TableRegistry, WebTable
@@ -358,6 +358,11 @@ def test_gofish_web_serves_on_127_0_0_1_and_prints_its_address(tmp_path):
         (["--port", "70000"], "--port: got 70000"),
         (["--agent", "/no/such.zip"], "--agent: "),
         (["--max-tables", "0"], "--max-tables: got 0"),
+        (  # refused before the server starts, not by uvicorn (a KeyError) once it has
+            ["--log-level", "bogus", "--port", "0"],
+            "argument --log-level: invalid choice: 'bogus' (choose from 'critical', 'error', "
+            "'warning', 'info', 'debug', 'trace')",
+        ),
     ],
 )
 def test_gofish_web_refuses_bad_arguments(argv, message, capsys):
@@ -384,9 +389,12 @@ def test_gofish_web_refuses_a_port_in_use(capsys):
 
 
 def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
+    """Ctrl-C stops the server: the games still on are saved, it says so, and it exits with
+    status 130 and no traceback."""
     folder = tmp_path / "replays"
     command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with subprocess.Popen(command, text=True, **pipes) as process:
         try:
             url = process.stdout.readline().split()[4]
             body = {"players": 3, "seats": ["easy", "hard", "expert"], "seed": 2}
@@ -395,13 +403,26 @@ def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
                 answer = httpx.post(f"{url}api/tables/{table['id']}/advance", json={}, timeout=10)
                 assert answer.status_code == 200
             process.send_signal(signal.SIGINT)  # Ctrl-C
-            out, _ = process.communicate(timeout=30)
+            out, err = process.communicate(timeout=30)
         finally:
             process.kill()
-    assert f"Saved 1 unfinished games in {folder}" in out
+    assert process.returncode == 130, err
+    assert err == ""  # uvicorn logs nothing at --log-level warning; no traceback
+    assert out.splitlines() == [f"Saved 1 unfinished game in {folder}"]
     replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")
     assert len(replay.asks) == 5 and replay.seed == 2
     assert not replay.game().is_over
+
+
+def test_a_one_ask_replay_says_1_ask(tmp_path, capsys):
+    from gofish_web.replay_page import main, page_data
+
+    game = Game(Rules(players=3), seed=4)
+    game.ask(*game.legal_asks()[0])
+    replay = Replay.from_game(game, 4)
+    assert "Stopped after 1 ask, before" in " ".join(page_data(replay)["about"])
+    page = main([str(replay.save(tmp_path / "one.json"))])
+    assert capsys.readouterr().out == f"Wrote {page} (1 ask); open it in a browser.\n"
 
 
 def test_the_api_schema_is_served_and_the_page_needs_nothing_from_outside(server):

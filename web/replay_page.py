@@ -30,6 +30,11 @@ def static_text(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
+def asks(count: int) -> str:
+    """``"1 ask"``, ``"2 asks"``."""
+    return f"{count} ask" if count == 1 else f"{count} asks"
+
+
 def page_data(replay: Replay) -> dict:
     """What the page shows: the table (every hand face up) after the deal and after each
     ask, and the log with the step of each event and the cards of each private draw.
@@ -53,7 +58,7 @@ def page_data(replay: Replay) -> dict:
     if game.is_over:
         about.append(table_scene(game, labels).status)
     else:
-        about.append(f"Stopped after {len(replay.asks)} asks, before the end of the game.")
+        about.append(f"Stopped after {asks(len(replay.asks))}, before the end of the game.")
     source = replay.meta.get("source")
     if source:
         about.append(f"Played by {source}")
@@ -116,7 +121,7 @@ def main(argv: list[str] | None = None) -> Path:
         write_page(replay, output, f"Go Fish replay: {Path(args.file).name}")
     except ReplayError as error:
         parser.error(f"{args.file}: {error}")
-    print(f"Wrote {output} ({len(replay.asks)} asks); open it in a browser.")
+    print(f"Wrote {output} ({asks(len(replay.asks))}); open it in a browser.")
     return output
 
 

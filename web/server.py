@@ -40,6 +40,7 @@ from fastapi import Body, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from uvicorn.config import LOG_LEVELS
 
 from gofish_env.agent_files import AgentFileError, read_agent_rules
 from gofish_env.cli import HelpFormatter, check_count, check_output
@@ -285,7 +286,13 @@ def main(argv: list[str] | None = None) -> None:
         "stops, the games still on); the page lists them (default: none saved)",
     )
     parser.add_argument("--max-tables", type=int, default=1000, help="tables kept at once")
-    parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        type=str.lower,
+        choices=list(LOG_LEVELS),
+        help="uvicorn's log level",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port: got {args.port}; allowed: 0 to 65535")
@@ -306,13 +313,19 @@ def main(argv: list[str] | None = None) -> None:
     port = sock.getsockname()[1]
     print(f"Go Fish web table: http://{HOST}:{port}/  (Ctrl-C to stop)", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level)
+    interrupted = False
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn shuts down, then raises the signal again
+        interrupted = True
     finally:
         sock.close()
         saved = registry.save_unfinished()
         if saved:
-            print(f"Saved {len(saved)} unfinished games in {args.replays}", flush=True)
+            games = "game" if len(saved) == 1 else "games"
+            print(f"Saved {len(saved)} unfinished {games} in {args.replays}", flush=True)
+    if interrupted:
+        raise SystemExit(130)
 
 
 def cli() -> None:
