@@ -156,6 +156,7 @@ def command(*args: str) -> list[str]:
         (["--opponents", "easy", "--learner-seats", "4"], "--learner-seats: got 4"),
         (["--address", "nowhere"], "--address: got 'nowhere'; allowed"),
         (["--minibatch", "99999"], "--minibatch: got 99999"),
+        (["--train-batch", "0"], "--train-batch: got 0; allowed: an integer >= 2"),
         (["--learners", "-1"], "--learners: got -1"),
         (["--eval-cpus", "easy,grandmaster"], "--eval-cpus: unknown CPU level"),
     ],

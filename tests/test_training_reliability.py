@@ -420,10 +420,10 @@ def refused(argv: list[str], capsys) -> str:
         (["--gamma", "1.5"], "--gamma: got 1.5; allowed: a number in (0, 1]"),
         (["--net-arch", "64,x"], "--net-arch: got '64,x'; allowed: layer sizes"),
         (["--eval-cpus", "random,grandmaster"], "--eval-cpus: got 'random,grandmaster'"),
-        (["--players", "7"], "players: got 7; allowed: an integer from 2 to 6"),
-        (["--rules", "poker"], "unknown preset 'poker'"),
-        (["--opponents", "genius"], "genius"),
-        (["--reward", "gold"], "gold"),
+        (["--players", "7"], "error: --players: got 7; allowed: an integer from 2 to 6"),
+        (["--rules", "poker"], "error: --rules: unknown preset 'poker'; allowed: table"),
+        (["--opponents", "genius"], "error: --opponents: unknown CPU level 'genius'"),
+        (["--reward", "gold"], "error: --reward: unknown scheme 'gold'"),
         (
             ["--vec-env", "dummy", "--compile-rules"],
             "--compile-rules: only with --vec-env vector (got --vec-env dummy",
@@ -495,3 +495,23 @@ def test_resume_from_a_model_of_another_table_is_refused(tmp_path, capsys):
     write_agent_rules(model_file, Rules(players=3))
     error = refused([*TINY, "--resume", str(model_file), "--out", str(tmp_path)], capsys)
     assert "was trained for 3 players" in error and "this table is 4 players" in error
+
+
+def test_resume_from_a_model_that_cannot_be_loaded_is_refused_and_creates_nothing(tmp_path, capsys):
+    import zipfile
+
+    from gofish_env.agent_files import write_agent_rules
+    from gofish_env.gym_env import GoFishEnv
+
+    good = tmp_path / "good.zip"
+    MaskablePPO("MlpPolicy", GoFishEnv(), n_steps=64, batch_size=64).save(good)
+    write_agent_rules(good, Rules())
+    corrupt = tmp_path / "corrupt.zip"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(corrupt, "w") as target:
+        for entry in source.namelist():  # the rules entry is intact, the weights are not
+            data = b"not a torch file" if entry == "policy.pth" else source.read(entry)
+            target.writestr(entry, data)
+    out = tmp_path / "runs"
+    error = refused([*TINY, "--resume", str(corrupt), "--out", str(out)], capsys)
+    assert f"--resume: cannot load model file {corrupt}: UnpicklingError" in error
+    assert not out.exists() or not any(out.iterdir())

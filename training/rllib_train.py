@@ -153,6 +153,8 @@ def check_args(parser, args: Args) -> EnvSettings:
         check_count(parser, "--" + name.replace("_", "-"), getattr(args, name))
     if args.learners < 0:
         refuse("learners", "0 (the learner in this process) or more Learner actors")
+    if args.train_batch < 2:
+        refuse("train_batch", "an integer >= 2")
     if args.minibatch < 2 or args.minibatch > args.train_batch:
         refuse("minibatch", f"an integer from 2 to --train-batch ({args.train_batch})")
     if not args.learning_rate > 0:

@@ -1,6 +1,6 @@
 """Train a MaskablePPO agent to play Go Fish, then measure it against the scripted CPUs.
 
-    python -m gofish_training.train --timesteps 250000 --opponents mix:random,easy,normal
+    python -m gofish_training.train                             # the README's main job
     python -m gofish_training.train --opponents selfplay --timesteps 2000000 --envs 2
     python -m gofish_training.train --resume runs/NAME          # go on after Ctrl-C or a crash
 
@@ -38,6 +38,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
+from gofish_env.cli import rules_or_error
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
@@ -51,6 +52,7 @@ from gofish_env.master import (
 )
 from gofish_env.rules import Rules
 from gofish_training import arguments
+from gofish_training.agents import load_model
 from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import (
     RunState,
@@ -94,8 +96,14 @@ class Args:
     snapshot_pool: int = field(
         default=5, metadata={"help": "self-play: snapshots kept as opponents"}
     )
-    timesteps: int = field(default=250_000, metadata={"help": "learner steps to train for"})
-    envs: int = field(default=2, metadata={"help": "parallel environments (processes)"})
+    timesteps: int = field(default=280_000, metadata={"help": "learner steps to train for"})
+    envs: int = field(
+        default=2,
+        metadata={
+            "help": "environments stepped together (one batch of the compiled engine with "
+            "--vec-env vector; processes with subproc)"
+        },
+    )
     vec_env: str = field(
         default="vector",
         metadata={
@@ -281,11 +289,14 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         unknown = [level for level in getattr(args, name).split(",") if level not in CPU_LEVELS]
         if unknown:
             refuse(name, f"CPU levels separated by commas, from {', '.join(CPU_LEVELS)}")
+    rules = rules_or_error(parser, args.rules, args.players)
     try:
-        rules = Rules.preset(args.rules, players=args.players)
         # The env checks the reward scheme and the opponents (a model opponent's table too).
         GoFishEnv(rules=rules, opponents=starting_opponents(args), reward=args.reward)
-    except ValueError as error:  # AgentFileError included
+    except ValueError as error:  # "field: what was wrong; allowed: ..."; AgentFileError too
+        name, _, reason = str(error).partition(": ")
+        if name in ("opponents", "reward"):
+            parser.error(f"--{name}: {reason}")
         parser.error(str(error))
     if args.imitate_rollouts and args.imitate != "master":
         parser.error("--imitate-rollouts: sets master's rollouts; allowed with --imitate master")
@@ -359,10 +370,7 @@ def open_run(argv: list[str] | None) -> Run:
     if resume is not None:
         if resume.suffix != ".zip":
             parser.error(f"--resume: {resume} is neither a run folder nor a saved model (.zip)")
-        try:
-            check_agent_rules(resume, rules)
-        except AgentFileError as error:
-            parser.error(f"--resume: {error}")
+        check_model_file(parser, resume, rules)
     name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
     name += "__" + time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out)
@@ -406,12 +414,20 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     state, model_file = load_run_state(folder)
     if "timesteps" in given:
         state.budget = state.first_timesteps + args.timesteps
-    try:
-        check_agent_rules(model_file, rules)
-    except AgentFileError as error:
-        parser.error(f"--resume: {error}")
+    check_model_file(parser, model_file, rules)
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
     return Run(args, rules, folder, state, model_file, True, overrides)
+
+
+def check_model_file(parser: argparse.ArgumentParser, path: Path, rules: Rules) -> None:
+    """Refuse, before any work, a model to go on from that is for another table or that
+    SB3 cannot load (the file is loaded here: a corrupt one fails now, not once training
+    begins)."""
+    try:
+        check_agent_rules(path, rules)
+        load_model(str(path))
+    except AgentFileError as error:
+        parser.error(f"--resume: {error}")
 
 
 def resume_command(folder: Path) -> str:
