@@ -30,9 +30,11 @@ from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
+    exit_interrupted,
     parse_list,
     parse_players_list,
     progress_bar,
+    run_command,
 )
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import ENGINES, Measurement, make_entrants, play_deals, summarize
@@ -138,6 +140,15 @@ def check_engine(engine: str, levels: Sequence[str]) -> None:
         )
 
 
+def check_distinct(levels: Sequence[str]) -> None:
+    """Refuses a level named twice: a pair of a level with itself is no step of a ladder."""
+    for index, name in enumerate(levels):
+        if name in levels[:index]:
+            raise ValueError(
+                f"levels: {name!r} is given twice; allowed: each CPU level once, weakest first"
+            )
+
+
 def run_ladder(
     deals: int,
     seed: int = 0,
@@ -155,6 +166,7 @@ def run_ladder(
     for name in levels:
         if name not in CPU_LEVELS:
             raise ValueError(f"levels: unknown CPU {name!r}; allowed: {', '.join(CPU_LEVELS)}")
+    check_distinct(levels)
     check_engine(engine, levels)
     pairs = [(levels[i + 1], levels[i]) for i in range(len(levels) - 1)]
     jobs = [(strong, weak, p) for p in players for strong, weak in pairs]
@@ -334,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     if len(levels) < 2:
         parser.error(f"--levels: got {args.levels!r}; allowed: at least 2 CPU levels")
     try:
+        check_distinct(levels)
         check_engine(args.engine, levels)
     except ValueError as error:
         parser.error(f"--{error}")
@@ -362,9 +375,8 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
             say=lambda message: print(message, file=sys.stderr),
         )
     except KeyboardInterrupt:
-        sys.exit(interrupted_message(args.keep))
-    print_table(results)
-    print(speed_table(results))
+        exit_interrupted(interrupted_message(args.keep))
+    # The files first: an output closed early (| head -1) loses lines, not results.
     if args.out:
         chart = out.with_suffix(".png")
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -376,13 +388,16 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
             f"--players {args.players}{levels_arg}{engine_arg} --out {args.out}"
         )
         write_markdown(out, results, command, chart.name)
+    print_table(results)
+    print(speed_table(results))
+    if args.out:
         print(f"wrote {out} and {chart}")
     return results
 
 
 def cli() -> None:
     """The ``gofish-ladder`` command."""
-    main()
+    run_command(main)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@ from typing import Any
 
 from gofish_baselines.tournament_results import TournamentResult
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
-from gofish_env.cli import HelpFormatter, check_count, check_output, progress_bar, rules_or_error
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    check_output,
+    exit_interrupted,
+    progress_bar,
+    rules_or_error,
+    run_command,
+)
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import (
     ENGINES,
@@ -65,7 +73,7 @@ def run_tournament(
     ``replays``: a folder where every game is saved as a replay file (``gofish-replay``
     turns one into a page).
     ``engine``: ``"auto"`` plays in the vector engine when every entrant is a compiled CPU
-    level (random .. hard) and no replays are asked for, else in the reference engine;
+    level (random .. expert) and no replays are asked for, else in the reference engine;
     ``"python"`` always in the reference engine; ``"vector"`` in the vector engine,
     refusing other entrants and replays. The compiled CPUs draw their random choices from
     other generators than the Python ones, so the two engines give different games (the
@@ -104,17 +112,20 @@ KEPT_GAMES = "played.jsonl"  # in --out: the games as they are played, to go on 
 
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
     """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named); a list with
-    an empty entry is refused."""
+    an empty entry, or ``NAME=SPEC`` without its name or spec, is refused."""
     items = [item.strip() for item in text.split(",")]
     if not all(items):
         raise ValueError(f"got {text!r}; allowed: a comma-separated list with no empty entries")
     if any("=" in item for item in items):
         named: dict[str, str] = {}
         for item in items:
-            name, _, spec = item.partition("=") if "=" in item else ("", "", item)
-            if not spec.strip():
-                raise ValueError(f"got {item!r}; allowed: NAME=SPEC with a spec")
-            name = name.strip() or default_name(spec.strip())
+            if "=" in item:
+                name, _, spec = item.partition("=")
+                if not (name.strip() and spec.strip()):
+                    raise ValueError(f"got {item!r}; allowed: NAME=SPEC with a name and a spec")
+            else:
+                name, spec = default_name(item), item
+            name = name.strip()
             if name in named:
                 raise ValueError(f"the name {name!r} is given twice")
             named[name] = spec.strip()
@@ -164,7 +175,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         choices=ENGINES,
         default="auto",
         help="auto: the vector engine when every entrant is a compiled CPU level "
-        "(random..hard) and no --replays, else Python; python: the reference engine always; "
+        "(random..expert) and no --replays, else Python; python: the reference engine always; "
         "vector: the vector engine (compiled levels only, no replays)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -209,18 +220,22 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         )
     except KeyboardInterrupt:
         if keep is None:
-            sys.exit("interrupted: nothing kept (--out '' keeps no games)")
+            exit_interrupted("interrupted: nothing kept (--out '' keeps no games)")
         deals = len({record.deal for record in read_games(keep)[0]})
-        sys.exit(f"interrupted: {deals} deals kept in {keep}; run the same command to go on")
-    print(result.table())
+        exit_interrupted(
+            f"interrupted: {deals} deals kept in {keep}; run the same command to go on"
+        )
+    # The files first: an output closed early (| head -1) loses lines, not results.
     if args.out:
         had_results = (Path(args.out) / "results.json").exists()
         paths = result.write(args.out)
-        verb = "Replaced the earlier results:" if had_results else "Wrote"
-        print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
         # Kept to go on after a stop, not as a cache: a later run (of changed code, say)
         # plays its games afresh. results.json holds every game.
         forget_kept(keep)
+    print(result.table())
+    if args.out:
+        verb = "Replaced the earlier results:" if had_results else "Wrote"
+        print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
     if args.replays is not None:
         print(f"Saved {len(result.records)} replays in {args.replays}")
     return result
@@ -228,7 +243,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
 
 def cli() -> None:
     """The ``gofish-tournament`` command."""
-    main()
+    run_command(main)
 
 
 if __name__ == "__main__":

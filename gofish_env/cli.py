@@ -1,15 +1,20 @@
 """Checks shared by the command-line programs (play, tournament, ladder, evaluate, train and
 the benchmarks): each checks every argument before it starts work and refuses a bad one with
-``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2), with no traceback."""
+``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2), with no traceback. Also
+how a command ends when Ctrl-C stops it (``exit_interrupted``: status 130) or its output is
+closed (``run_command``: ``gofish-tournament | head -1``)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import math
+import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.progress import (
@@ -282,3 +287,28 @@ def interrupted_note(done: int, total: int, what: str = "measurements") -> str:
         f"interrupted after {done} of {total} {what}: the figures above are from those; "
         "run the same command again to measure them all"
     )
+
+
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (128 + SIGINT)
+
+
+def exit_interrupted(message: str) -> NoReturn:
+    """End a command that Ctrl-C stopped: ``message`` (what was kept, how to go on) on
+    stderr, and exit status 130, as the shells report a program that SIGINT ended."""
+    print(message, file=sys.stderr)
+    raise SystemExit(INTERRUPTED) from None
+
+
+def run_command(main: Callable[[], object]) -> None:
+    """Run a command's ``main``. Output to a pipe closed early (``| head -1``) ends it
+    quietly with exit status 1, as Python's docs advise
+    (https://docs.python.org/3/library/signal.html#note-on-sigpipe) and as rich does for
+    its own output: what was printed so far reached the reader, the rest goes nowhere."""
+    try:
+        main()
+        sys.stdout.flush()  # what is still buffered meets the closed pipe here
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at devnull so that it cannot fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(1) from None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from importlib.metadata import entry_points
@@ -213,7 +214,32 @@ def load_agent(
             f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
             f"extra (pip install 'gofish-env[{extra}]')"
         )
-    return loaders[0].load_agent(str(path), deterministic)
+    try:
+        return loaders[0].load_agent(str(path), deterministic)
+    except AgentFileError as error:
+        # The loaders pass on the first line of what the library raised, which for PyTorch
+        # is a paragraph: keep its first sentence, after the path (which may hold ". ").
+        message = str(error)
+        cut = message.find(str(path))
+        if cut < 0:
+            raise
+        cut += len(str(path))
+        raise AgentFileError(message[:cut] + first_sentence(message[cut:])) from error
+
+
+# A sentence ends at ".", "!" or "?" followed by a space and a capital letter.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an error message, or all of it where no cut is safe: the cut
+    is made only where the quotes (' " `) on both sides of it are balanced, so never inside
+    a quoted path or name."""
+    for end in _SENTENCE_END.finditer(text):
+        head, tail = text[: end.start()], text[end.end() :]
+        if all(head.count(quote) % 2 == 0 == tail.count(quote) % 2 for quote in "'\"`"):
+            return head
+    return text
 
 
 @lru_cache(maxsize=1)
@@ -245,16 +271,39 @@ def model_player(model: Any, deterministic: bool = False) -> SeatPlayer:
     return PredictPlayer(model, deterministic)
 
 
-def check_player_spec(spec: str, rules: Rules | None = None) -> None:
+def mix_members(spec: str) -> list[str]:
+    """The members of ``"mix:a,b,..."``; an empty mix, or one with an empty member, is
+    refused with how a mix is written."""
+    members = spec[len(MIX_PREFIX) :].split(",")
+    example = f"e.g. {MIX_PREFIX}easy,normal"
+    if not any(member.strip() for member in members):
+        raise ValueError(
+            f"got {spec!r}, an empty mix; allowed: {MIX_PREFIX} followed by a comma list of "
+            f"players, {example}"
+        )
+    if not all(member.strip() for member in members):
+        raise ValueError(
+            f"got {spec!r}, a mix with an empty member; allowed: {MIX_PREFIX} followed by a "
+            f"comma list of players with no empty entries, {example}"
+        )
+    return members
+
+
+def check_player_spec(spec: str, rules: Rules | None = None, load: bool = False) -> None:
     """Refuse a string spec that names no player: an unknown CPU level, a model file that
-    cannot be read or (given the table's ``rules``) was trained for another table."""
+    cannot be read or (given the table's ``rules``) was trained for another table. With
+    ``load``, a model is also loaded (``load_agent``: cached per path by the SB3 loader),
+    so that weights that are garbage, or a module folder with its rules but no module, are
+    refused before any game rather than at the first."""
     if spec.startswith(MIX_PREFIX):
-        for member in spec[len(MIX_PREFIX) :].split(","):
-            check_player_spec(member, rules)
+        for member in mix_members(spec):
+            check_player_spec(member, rules, load)
         return
     if spec.startswith(MODEL_PREFIX):
         path = spec[len(MODEL_PREFIX) :]
-        if rules is None:
+        if load:
+            load_agent(path, rules)
+        elif rules is None:
             read_agent_rules(path)  # a missing or corrupt file
         else:
             check_agent_rules(path, rules)
@@ -291,7 +340,7 @@ def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = Fal
         return spec
     if isinstance(spec, str):
         if spec.startswith(MIX_PREFIX):
-            return PlayerMix(spec[len(MIX_PREFIX) :].split(","), rules)
+            return PlayerMix(mix_members(spec), rules)
         if spec.startswith(MODEL_PREFIX):
             return load_agent(spec[len(MODEL_PREFIX) :], rules, deterministic)
         check_player_spec(spec)  # an unknown level, with what is allowed instead

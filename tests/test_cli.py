@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +103,8 @@ BAD_ARGUMENTS = [
     ("ladder", ["--players", "2,"], "--players: got '2,'; allowed: a comma-separated list"),
     ("ladder", ["--levels", "random,wizard"], "--levels: unknown CPU level 'wizard'"),
     ("ladder", ["--levels", "random"], "--levels: got 'random'; allowed: at least 2 CPU levels"),
+    ("ladder", ["--levels", "easy,easy"], "--levels: 'easy' is given twice; allowed: each CPU"),
+    ("ladder", ["--levels", "random,easy,random"], "--levels: 'random' is given twice"),
     ("ladder", ["--out", "ladder.png"], "--out: got 'ladder.png'; the chart is saved as OUT.png"),
     # gofish_baselines.tournament
     ("tournament", ["--games", "0"], "--games: got 0; allowed: an integer >= 1"),
@@ -118,7 +122,15 @@ BAD_ARGUMENTS = [
     ("tournament", ["--cpus", "random,,easy"], "--cpus: got 'random,,easy'; allowed: "),
     ("tournament", ["--cpus", "random"], "--cpus: entrants: got 1; a tournament needs at least 2"),
     ("tournament", ["--cpus", "a=random,a=easy"], "--cpus: the name 'a' is given twice"),
-    ("tournament", ["--cpus", "a=,random"], "--cpus: got 'a='; allowed: NAME=SPEC with a spec"),
+    ("tournament", ["--cpus", "a=,random"], "--cpus: got 'a='; allowed: NAME=SPEC with a name"),
+    ("tournament", ["--cpus", "=easy,hard"], "--cpus: got '=easy'; allowed: NAME=SPEC with a name"),
+    ("tournament", ["--cpus", " = easy,hard"], "--cpus: got '= easy'; allowed: NAME=SPEC with "),
+    (
+        "tournament",
+        ["--cpus", "easy,mix:"],
+        "--cpus: entrant 'mix:': got 'mix:', an empty mix; allowed: mix: followed by a comma "
+        "list of players, e.g. mix:easy,normal",
+    ),
     # gofish_env.play
     ("play", ["--players", "1"], "--players: got 1; allowed: an integer from 2 to 6"),
     ("play", ["--players", "7"], "--players: got 7; allowed: an integer from 2 to 6"),
@@ -407,6 +419,58 @@ def test_the_search_measurements_refuse_an_out_they_cannot_write_before_any_game
     assert message == "--out: cannot write /proc/gofish.jsonl: the folder /proc is not writable"
 
 
+# ---------------------------------------------------------------------- a closed output
+
+
+def run_with_closed_output(folder: Path, argv: list[str]) -> int:
+    """Run ``python ARGV`` in ``folder`` with its stdout a pipe whose reader is gone before
+    the first line (``... | head -0``); its exit status. It must print no traceback. Its
+    output is unbuffered (``-u``), as a long one is: each line meets the closed pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        process = subprocess.run(
+            [sys.executable, "-u", *argv],
+            cwd=folder,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=600,
+        )
+    finally:
+        os.close(write)
+    err = process.stderr.decode()
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    return process.returncode
+
+
+CLOSED_OUTPUT = {  # the command, and a file it must write
+    "tournament": (
+        "gofish_baselines.tournament --cpus random,easy --players 2 --games 2 --no-progress "
+        "--out out",
+        "out/results.json",
+    ),
+    "ladder": (
+        "gofish_baselines.ladder --levels random,easy --players 2 --games 1 --out out/ladder.md",
+        "out/ladder.md",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", sorted(CLOSED_OUTPUT))
+def test_an_output_closed_early_ends_the_command_quietly_with_its_files_written(tmp_path, command):
+    argv, written = CLOSED_OUTPUT[command]
+    assert run_with_closed_output(tmp_path, ["-m", *argv.split()]) == 1  # as Python's docs advise
+    assert (tmp_path / written).is_file()
+
+
+@pytest.mark.torch  # the saved agents
+def test_an_evaluation_whose_output_is_closed_early_ends_quietly_with_its_json(agents, tmp_path):
+    argv = ["-m", "gofish_training.evaluate", agents["recorded"], "--cpus", "random"]
+    argv += ["--deals", "1", "--json", "out/eval.json"]
+    assert run_with_closed_output(tmp_path, argv) == 1
+    assert (tmp_path / "out" / "eval.json").is_file()
+
+
 # ---------------------------------------------------------------------- help
 
 
@@ -442,6 +506,15 @@ def test_help_shows_the_defaults(capsys, command):
         assert default in out
     if command in ("evaluate", "tournament"):
         assert "replaced" in out
+
+
+def test_the_engine_help_names_every_level_auto_plays_in_the_vector_engine(capsys):
+    from gofish_env.evaluation.batched import COMPILED
+
+    with pytest.raises(SystemExit):
+        tournament.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"compiled CPU level ({COMPILED[0]}..{COMPILED[-1]}) and no --replays" in out
 
 
 def test_the_cpu_benchmark_times_each_level_in_python_and_compiled(capsys):

@@ -2,7 +2,7 @@
 midway goes on from its file and ends with the games of one that never stopped; a cut
 write, other settings and a retrained model are each noticed. The tournament keeps its
 games in ``--out``, the ladder and ``gofish-evaluate`` in ``--keep DIR``, and each says how
-to go on after Ctrl-C."""
+to go on after Ctrl-C, and exits with status 130."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
         return real_play_kept(measurement, deals, path, workers, ctrl_c, say)
 
     monkeypatch.setattr(tournament, "play_kept", interrupted)
-    assert exit_message(tournament.main, [*argv, "--out", str(out)]) == (
+    assert exit_message(tournament.main, [*argv, "--out", str(out)], capsys) == (
         f"interrupted: 2 deals kept in {out / 'played.jsonl'}; run the same command to go on"
     )
     monkeypatch.setattr(tournament, "play_kept", real_play_kept)
@@ -169,11 +169,16 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     assert resumed == fresh and len(fresh["games"]) == 12
 
 
-def exit_message(main, argv: list[str]) -> str:
-    """What ``main(argv)`` exits with (a stopped command's message)."""
+def exit_message(main, argv: list[str], capsys) -> str:
+    """What a command stopped by Ctrl-C says, its last line on stderr; it must exit with
+    status 130 (128 + SIGINT, as the shells report it), with no traceback."""
+    capsys.readouterr()
     with pytest.raises(SystemExit) as stopped:
         main(argv)
-    return stopped.value.code
+    assert stopped.value.code == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.rstrip("\n").splitlines()[-1]
 
 
 def ctrl_c_after(real, games: int):
@@ -197,7 +202,7 @@ def test_the_ladder_with_keep_goes_on_after_ctrl_c_to_the_results_of_one_never_s
     argv = ["--games", "6", "--players", "2,3", "--levels", "random,easy,hard", "--seed", "4"]
     keep = tmp_path / "kept"
     monkeypatch.setattr(ladder, "play_kept", ctrl_c_after(ladder.play_kept, 4))
-    assert exit_message(ladder.main, [*argv, "--keep", str(keep)]) == (
+    assert exit_message(ladder.main, [*argv, "--keep", str(keep)], capsys) == (
         f"interrupted: the games played are kept in {keep}; run the same command to go on"
     )
     assert [path.name for path in keep.glob("*.jsonl")] == ["p2-easy-random.jsonl"]
@@ -217,7 +222,7 @@ def test_a_ladder_stopped_without_keep_says_how_to_keep_its_games(capsys, monkey
 
     monkeypatch.setattr(ladder, "play_deals", ctrl_c)
     argv = ["--games", "2", "--players", "2", "--levels", "random,easy"]
-    assert exit_message(ladder.main, argv) == (
+    assert exit_message(ladder.main, argv, capsys) == (
         "interrupted: nothing kept; with --keep DIR the games are kept as they are played, "
         "and the same command goes on from them"
     )
@@ -232,7 +237,7 @@ def test_gofish_evaluate_with_keep_goes_on_after_ctrl_c_to_the_same_table(
     argv = [agents["recorded"], "--cpus", "random,easy", "--deals", "3", "--seed", "2"]
     keep = tmp_path / "kept"
     monkeypatch.setattr(evaluate, "play_kept", ctrl_c_after(evaluate.play_kept, 8))
-    assert exit_message(evaluate.main, [*argv, "--keep", str(keep)]) == (
+    assert exit_message(evaluate.main, [*argv, "--keep", str(keep)], capsys) == (
         f"interrupted: the games played are kept in {keep}; run the same command to go on"
     )
     assert len(read_games(keep / "random.jsonl")[0]) == 8  # two whole deals of four games
@@ -241,3 +246,14 @@ def test_gofish_evaluate_with_keep_goes_on_after_ctrl_c_to_the_same_table(
     resumed = evaluate.main([*argv, "--keep", str(keep)])
     assert "random.jsonl: 2 deals kept; going on from deal 2" in capsys.readouterr().err
     assert resumed == evaluate.main(argv)
+
+
+def test_a_tournament_that_keeps_nothing_says_so_when_stopped(capsys, monkeypatch):
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament, "play_deals", ctrl_c)
+    argv = ["--cpus", "random,easy", "--games", "4", "--out", ""]
+    assert exit_message(tournament.main, argv, capsys) == (
+        "interrupted: nothing kept (--out '' keeps no games)"
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gofish_baselines.ladder import LADDER, measure
+from gofish_baselines.ladder import LADDER, measure, run_ladder
 from gofish_env.cpus import CPU_LEVELS
 
 
@@ -28,6 +28,13 @@ def test_each_ladder_step_beats_the_one_below(players, step):
     result = measure(strong, weak, players, LADDER_BUDGET[players], seed=2024)
     assert result.truncated == 0
     assert result.score > 1.0 / players, (strong, weak, players, result.score)
+
+
+def test_a_level_named_twice_is_refused_before_any_game():
+    # "easy" against "easy" is no step of a ladder, wherever the repeat is.
+    for levels in (["easy", "easy"], ["random", "easy", "hard", "easy"]):
+        with pytest.raises(ValueError, match=r"^levels: 'easy' is given twice; allowed: each "):
+            run_ladder(1, levels=levels, players=[2], progress=False)
 
 
 def test_measure_counts_shared_wins_fairly():

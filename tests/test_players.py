@@ -7,8 +7,10 @@ against the table it is to play at."""
 from __future__ import annotations
 
 import random
+import re
 import zipfile
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +27,7 @@ from gofish_env.players import (
     SeatPlayer,
     Turn,
     check_player_spec,
+    first_sentence,
     load_agent,
     make_player,
 )
@@ -183,6 +186,19 @@ def test_a_comma_list_without_mix_is_refused_with_how_a_mix_is_written():
     assert check_player_spec("mix:random,easy,expert") is None
 
 
+def test_an_empty_mix_is_refused_with_how_a_mix_is_written():
+    example = "allowed: mix: followed by a comma list of players"
+    for refuse in (check_player_spec, make_player):
+        with pytest.raises(
+            ValueError, match=rf"^got 'mix:', an empty mix; {example}, e\.g\. mix:easy,normal$"
+        ):
+            refuse("mix:")
+        with pytest.raises(ValueError, match=r"^got 'mix:easy,', a mix with an empty member; "):
+            refuse("mix:easy,")
+    with pytest.raises(ValueError, match=r"^got 'mix: , ', an empty mix; "):
+        check_player_spec("mix: , ", Rules())
+
+
 def test_a_mix_draws_a_member_at_each_reset_reproducibly_from_the_seed():
     spec = "mix:random,easy,normal,hard"
     mix = make_player(spec)
@@ -233,9 +249,49 @@ def test_load_agent_checks_the_rules_it_is_given_and_loads_a_model_once_per_path
 def test_a_model_opponent_is_checked_against_the_rules_it_is_given(agents):
     with pytest.raises(AgentFileError, match=MISMATCH_4_TO_3):
         make_player(f"model:{agents['recorded']}", Rules(players=3))
-    with pytest.raises(AgentFileError, match="under set_size=2"):
+    with pytest.raises(AgentFileError, match=r"this table is 4 players under pairs rules$"):
         make_player(f"mix:random,model:{agents['run']}", Rules.preset("pairs"))
     make_player(f"model:{agents['checkpoint']}", Rules(players=4))
+
+
+def with_garbage_weights(model: str, path: Path) -> Path:
+    """A copy of the saved agent ``model`` at ``path`` whose rules entry is sound but whose
+    weights (``policy.pth``) are garbage: only loading the model finds out."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(model) as source, zipfile.ZipFile(path, "w") as copy:
+        for entry in source.namelist():
+            copy.writestr(entry, b"garbage" if entry == "policy.pth" else source.read(entry))
+    return path
+
+
+@pytest.mark.torch  # the saved agents
+def test_a_model_whose_weights_do_not_load_is_refused_in_the_first_sentence_of_the_reason(
+    agents, tmp_path
+):
+    # A ". " in the path is not the end of a sentence: the reason is cut after the path.
+    garbage = with_garbage_weights(agents["recorded"], tmp_path / "A. Bee" / "weights.zip")
+    check_player_spec(f"model:{garbage}", Rules())  # its rules alone are fine
+    for refuse in (
+        lambda: load_agent(garbage),
+        lambda: check_player_spec(f"model:{garbage}", Rules(), load=True),
+    ):
+        with pytest.raises(AgentFileError) as refused:
+            refuse()
+        # PyTorch's reason is a paragraph: "Weights only load failed. In PyTorch 2.6, ..."
+        pattern = rf"cannot load model file {re.escape(str(garbage))}: UnpicklingError: [^.]+\."
+        assert re.fullmatch(pattern, str(refused.value)), str(refused.value)
+
+
+def test_first_sentence_cuts_only_where_no_quote_is_open():
+    assert first_sentence("Load failed. In PyTorch 2.6, we changed `weights_only`.") == (
+        "Load failed."
+    )
+    assert first_sentence("No file '/a. B/x.pkl'. Detail: [errno 2] gone") == (
+        "No file '/a. B/x.pkl'."
+    )
+    assert first_sentence("No file '/a. B/x.pkl' here") == "No file '/a. B/x.pkl' here"
+    assert first_sentence("version 2.6 failed") == "version 2.6 failed"
+    assert first_sentence("") == ""
 
 
 class UnloadablePoint:

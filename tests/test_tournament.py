@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import csv
 import json
+import zipfile
+from pathlib import Path
 
 import pytest
 from helpers import MISMATCH_4_TO_3, first_legal, usage_error
 
 from gofish_baselines.tournament import main, run_tournament
 from gofish_env import Rules
+from gofish_env.agent_files import AgentFileError, write_agent_rules
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import make_entrants
 
@@ -121,3 +124,35 @@ def test_tournament_plays_a_model_entrant_that_fits_the_table(agents, capsys):
     argv = ["--players", "4", "--cpus", f"random,model:{agents['run']}", "--games", "4"]
     result = main([*argv, "--out", "", "--no-progress"])
     assert result.games == 4
+
+
+def with_garbage_weights(model: str, path: Path) -> Path:
+    """A copy of the saved agent ``model`` whose rules entry is sound but whose weights
+    (``policy.pth``) are garbage: only loading the model finds out."""
+    with zipfile.ZipFile(model) as source, zipfile.ZipFile(path, "w") as copy:
+        for entry in source.namelist():
+            copy.writestr(entry, b"garbage" if entry == "policy.pth" else source.read(entry))
+    return path
+
+
+@pytest.mark.torch  # the saved agents
+def test_a_model_entrant_that_does_not_load_is_refused_before_any_game(agents, tmp_path, capsys):
+    garbage = with_garbage_weights(agents["recorded"], tmp_path / "garbage.zip")
+    module = tmp_path / "fakemod"  # an RLlib module folder with its rules and nothing else
+    module.mkdir()
+    write_agent_rules(module, Rules(players=4))
+    out = tmp_path / "results"
+    for entry, name, reason in (
+        (f"model:{garbage}", "garbage", f"cannot load model file {garbage}: UnpicklingError: "),
+        (f"mixed=mix:model:{garbage}", "mixed", f"cannot load model file {garbage}: "),
+        (f"model:{module}", "fakemod", "cannot load "),  # (RLlib module, or: no rllib extra)
+    ):
+        argv = ["--cpus", f"easy,{entry}", "--games", "4", "--out", str(out), "--no-progress"]
+        message = usage_error(capsys, main, argv)
+        assert message.startswith(f"--cpus: entrant {name!r}: {reason}"), message
+        assert "In PyTorch" not in message  # the first sentence of PyTorch's paragraph
+        assert not out.exists()  # nothing made, nothing kept
+    games: list[int] = []
+    with pytest.raises(AgentFileError, match=r"^entrant 'bad': cannot load model file "):
+        run_tournament({"easy": "easy", "bad": f"mix:easy,model:{garbage}"}, progress=games.append)
+    assert games == []

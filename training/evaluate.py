@@ -30,9 +30,11 @@ from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
+    exit_interrupted,
     parse_list,
     progress_bar,
     rules_or_error,
+    run_command,
 )
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
 from gofish_env.evaluation.kept import interrupted_message, play_kept
@@ -208,12 +210,14 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
             say=lambda message: print(message, file=sys.stderr),
         )
     except KeyboardInterrupt:
-        sys.exit(interrupted_message(args.keep))
-    Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
+        exit_interrupted(interrupted_message(args.keep))
+    # The file first: an output closed early (| head -1) loses lines, not results.
     if args.json is not None:
         replaced = args.json.exists()
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results_json(results), indent=2))
+    Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
+    if args.json is not None:
         print(f"{'Replaced' if replaced else 'Wrote'} {args.json}")
     if args.replays is not None:
         print(f"Saved the replay of every game in {args.replays}/CPU-LEVEL/")
@@ -222,7 +226,7 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
 
 def cli() -> None:
     """The ``gofish-evaluate`` command."""
-    main()
+    run_command(main)
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ def make_entrants(
 ) -> list[Entrant]:
     """Entrants from ``{name: spec}`` or a list of specs (named after the spec; a repeated
     name gets ``#2``, ``#3``, ...). String specs are checked here, before any game: CPU
-    levels exist, model files can be read and, given the table's ``rules``, were trained
-    for that table (``gofish_env.agent_files``). At least ``least`` entrants."""
+    levels exist, mixes are not empty, model files were trained for the table of ``rules``
+    (``gofish_env.agent_files``) and load (``players.load_agent``), so that a corrupt
+    model stops nothing midway. At least ``least`` entrants."""
     if isinstance(entrants, Mapping):
         pairs = [(str(name), spec) for name, spec in entrants.items()]
     elif isinstance(entrants, Sequence) and not isinstance(entrants, str):
@@ -73,7 +74,7 @@ def make_entrants(
     for name, spec in pairs:
         if isinstance(spec, str):
             try:
-                check_player_spec(spec, rules)
+                check_player_spec(spec, rules, load=True)
             except AgentFileError as error:
                 raise AgentFileError(f"entrant {name!r}: {error}") from None
             except ValueError as error:
