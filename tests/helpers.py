@@ -16,6 +16,7 @@ from an exact position (``rewards_after``), and a command's refusal of its argum
 from __future__ import annotations
 
 import random
+import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -212,3 +213,10 @@ def usage_error(capsys, main: Callable, argv: list[str]) -> str:
     assert len(lines) == 1, err
     assert err.startswith("usage: ")
     return lines[0].split(": error: ", 1)[1]
+
+
+def ctrl_c_reaches_it() -> None:
+    """``preexec_fn`` for a child process that a test stops with SIGINT (Ctrl-C). A child
+    started from a background shell (as CI runs the tests) inherits SIGINT ignored, and
+    Python then sets no KeyboardInterrupt handler; a terminal gives it the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import MISMATCH_4_TO_3, usage_error
+from helpers import MISMATCH_4_TO_3, ctrl_c_reaches_it, usage_error
 
 from gofish_env import Game, Rules
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
@@ -246,9 +246,8 @@ def test_ctrl_c_at_a_prompt_stops_the_game_with_status_130():
 def test_ctrl_c_during_a_cpus_move_stops_the_game_without_a_traceback():
     command = [sys.executable, "-u", "-m", "gofish_env.play", "--players", "4", "--humans"]
     command += ["0", "--cpus", LEVEL, "--delay", "0.3", "--seed", "1"]
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as process:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with subprocess.Popen(command, text=True, preexec_fn=ctrl_c_reaches_it, **pipes) as process:
         try:
             lines = [process.stdout.readline() for _ in range(6)]
             assert any(" asks seat " in line for line in lines), lines  # the CPUs are playing

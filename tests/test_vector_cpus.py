@@ -264,10 +264,14 @@ def chance_at(low, high, fill, free, seat, target, rank):
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
-def test_the_compiled_hit_chances_equal_the_python_ones_to_the_bit(players):
+def test_the_compiled_hit_chances_equal_the_python_ones_but_for_a_powers_last_bit(players):
     """The compiled fit (its columns added row by row, along memory) gives
-    ``ExpertCPU.hit_chances`` exactly, at every decision of whole games. The side-by-side
-    tests compare choices, which a chance off in its last bit would seldom change."""
+    ``ExpertCPU.hit_chances`` at every decision of whole games, but for the last bit of a
+    power: NumPy's vectorized ``**`` and the compiled code's ``pow`` (libm's) may differ by
+    one unit in the last place, depending on the CPU (on one without AVX2, 58 of 1,000
+    random powers did). A chance is ``1 - p`` with ``p <= 1``, so that is 2 ** -52 at most.
+    The side-by-side tests compare choices, which a chance off in its last bit would seldom
+    change."""
     from gofish_env.evaluation.positions import played_decisions
 
     expert = make_cpu("expert", 0)
@@ -277,6 +281,7 @@ def test_the_compiled_hit_chances_equal_the_python_ones_to_the_bit(players):
         for _, view, _ in played_decisions(Rules(players=players), seed, cpus):
             low, high = view.least_if_sure_hits, view.most_if_sure_hits
             python = expert.hit_chances(view, low, high)
-            assert np.array_equal(compiled_hit_chances(view), python)
+            compiled = compiled_hit_chances(view)
+            np.testing.assert_allclose(compiled, python, rtol=0, atol=np.finfo(float).eps)
             compared += 1
     assert compared > 100

@@ -14,6 +14,7 @@ import sys
 
 import httpx
 import pytest
+from helpers import ctrl_c_reaches_it
 from test_no_leak import alternative_worlds, make_scenario
 from web_helpers import check_payloads, play_through_api
 
@@ -394,7 +395,7 @@ def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
     folder = tmp_path / "replays"
     command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-    with subprocess.Popen(command, text=True, **pipes) as process:
+    with subprocess.Popen(command, text=True, preexec_fn=ctrl_c_reaches_it, **pipes) as process:
         try:
             url = process.stdout.readline().split()[4]
             body = {"players": 3, "seats": ["easy", "hard", "expert"], "seed": 2}
