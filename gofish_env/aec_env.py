@@ -201,11 +201,9 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ episode
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
         options = options or {}
         # Other option keys are ignored, as PettingZoo's api_test expects.
-        if "game" in options:
+        if "game" in options:  # checked before anything changes, the seed included
             game = options["game"]
             if not isinstance(game, Game):
                 raise ValueError(f"options['game']: got {game!r}; allowed: a gofish_env.Game")
@@ -214,6 +212,9 @@ class raw_env(AECEnv):
                     "options['game']: its rules differ from the env's rules "
                     f"({game.rules.describe()} vs {self.rules.describe()})"
                 )
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        if "game" in options:
             self._start, self._start_events = game, game.num_events
             game = copy.deepcopy(game)
         else:

@@ -463,12 +463,17 @@ def test_reset_with_a_game_of_other_rules_raises():
 
 @pytest.mark.parametrize("game", ["x", None, 7])
 def test_reset_with_something_that_is_not_a_game_raises_and_keeps_the_episode(game):
-    env = gofish_env.raw_env(players=3)
+    env, twin = gofish_env.raw_env(players=3), gofish_env.raw_env(players=3)
     env.reset(seed=2)
-    before = env.game.events[:]
+    twin.reset(seed=2)
+    before = env.game
     with pytest.raises(ValueError, match=r"options\['game'\]: got .*; allowed: a gofish_env.Game"):
-        env.reset(options={"game": game})
-    assert env.game.events == before
+        env.reset(seed=99, options={"game": game})
+    assert env.game is before
+    env.reset()  # the refused reset did not take its seed either
+    twin.reset()
+    assert [env.game.hand(seat) for seat in range(3)] == [twin.game.hand(s) for s in range(3)]
+    assert env.game.pool_cards() == twin.game.pool_cards()
 
 
 @pytest.mark.parametrize(
