@@ -389,9 +389,11 @@ def test_gofish_web_refuses_a_port_in_use(capsys):
         taken.close()
 
 
-def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
-    """Ctrl-C stops the server: the games still on are saved, it says so, and it exits with
-    status 130 and no traceback."""
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path, signum, status):
+    """Ctrl-C (SIGINT), or SIGTERM (``kill``, a service manager), stops the server: the games
+    still on are saved, it says so, and it exits with status 128 + the signal, no
+    traceback."""
     folder = tmp_path / "replays"
     command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
@@ -403,11 +405,11 @@ def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path):
             for _ in range(5):
                 answer = httpx.post(f"{url}api/tables/{table['id']}/advance", json={}, timeout=10)
                 assert answer.status_code == 200
-            process.send_signal(signal.SIGINT)  # Ctrl-C
+            process.send_signal(signum)
             out, err = process.communicate(timeout=30)
         finally:
             process.kill()
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     assert err == ""  # uvicorn logs nothing at --log-level warning; no traceback
     assert out.splitlines() == [f"Saved 1 unfinished game in {folder}"]
     replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import re
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -314,11 +315,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Go Fish web table: http://{HOST}:{port}/  (Ctrl-C to stop)", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level)
     interrupted = False
+    # uvicorn shuts down on SIGTERM too, then raises it again: the default handler would end
+    # the process before the games still on are saved. This one exits through the finally.
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    if on_main_thread:
+        before = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # Ctrl-C: uvicorn shuts down, then raises the signal again
         interrupted = True
     finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, before)
         sock.close()
         saved = registry.save_unfinished()
         if saved:
