@@ -10,13 +10,14 @@ on, so the rules it was trained under travel with it in a small ``gofish_env.jso
 - an RLlib module exported by ``gofish-rllib-train`` is a folder
   (``runs/NAME/module``); the file sits in it.
 
-Only ``zipfile`` and ``json`` are used here: nothing of SB3, RLlib or torch.
+Only the standard library is used here: nothing of SB3, RLlib or torch.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -28,6 +29,30 @@ METADATA_ENTRY = "gofish_env.json"
 class AgentFileError(ValueError):
     """A model file that is missing, unreadable, or made for another table; the message is
     one line meant for the user."""
+
+
+def load_failure(what: str, error: Exception) -> AgentFileError:
+    """A library's refusal to load an agent as one line: ``what`` ("cannot load model file
+    PATH"), the error's type, and the first sentence of its first line (PyTorch's reason is
+    a paragraph)."""
+    lines = str(error).strip().splitlines()
+    reason = first_sentence(lines[0]) if lines else ""
+    return AgentFileError(f"{what}: {type(error).__name__}: {reason}")
+
+
+# A sentence ends at ".", "!" or "?" followed by a space and a capital letter.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an error message, or all of it where no cut is safe: the cut
+    is made only where the quotes (' " `) on both sides of it are balanced, so never inside
+    a quoted path or name."""
+    for end in _SENTENCE_END.finditer(text):
+        head, tail = text[: end.start()], text[end.end() :]
+        if all(head.count(quote) % 2 == 0 == tail.count(quote) % 2 for quote in "'\"`"):
+            return head
+    return text
 
 
 def write_agent_rules(path: str | Path, rules: Rules) -> None:

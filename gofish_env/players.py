@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import random
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from importlib.metadata import entry_points
@@ -214,32 +213,7 @@ def load_agent(
             f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
             f"extra (pip install 'gofish-env[{extra}]')"
         )
-    try:
-        return loaders[0].load_agent(str(path), deterministic)
-    except AgentFileError as error:
-        # The loaders pass on the first line of what the library raised, which for PyTorch
-        # is a paragraph: keep its first sentence, after the path (which may hold ". ").
-        message = str(error)
-        cut = message.find(str(path))
-        if cut < 0:
-            raise
-        cut += len(str(path))
-        raise AgentFileError(message[:cut] + first_sentence(message[cut:])) from error
-
-
-# A sentence ends at ".", "!" or "?" followed by a space and a capital letter.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of an error message, or all of it where no cut is safe: the cut
-    is made only where the quotes (' " `) on both sides of it are balanced, so never inside
-    a quoted path or name."""
-    for end in _SENTENCE_END.finditer(text):
-        head, tail = text[: end.start()], text[end.end() :]
-        if all(head.count(quote) % 2 == 0 == tail.count(quote) % 2 for quote in "'\"`"):
-            return head
-    return text
+    return loaders[0].load_agent(str(path), deterministic)
 
 
 @lru_cache(maxsize=1)

@@ -17,7 +17,7 @@ import pytest
 from helpers import MISMATCH_4_TO_3, first_legal
 
 from gofish_env import Rules, raw_env
-from gofish_env.agent_files import AgentFileError
+from gofish_env.agent_files import AgentFileError, first_sentence
 from gofish_env.cpus import CPU_LEVELS, RandomCPU
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.players import (
@@ -27,7 +27,6 @@ from gofish_env.players import (
     SeatPlayer,
     Turn,
     check_player_spec,
-    first_sentence,
     load_agent,
     make_player,
 )

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from gofish_env.agent_files import AgentFileError, read_agent_rules
+from gofish_env.agent_files import load_failure, read_agent_rules
 from gofish_env.players import Turn, choose_action
 
 
@@ -55,10 +55,7 @@ def load_model(path: str) -> MaskablePPO:
         with open(path, "rb") as handle:
             return MaskablePPO.load(handle, device="cpu")
     except Exception as error:  # whatever SB3 or torch raise for a file they cannot read
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise AgentFileError(
-            f"cannot load model file {path}: {type(error).__name__}: {first_line}"
-        ) from error
+        raise load_failure(f"cannot load model file {path}", error) from error
 
 
 def handles(path: str) -> bool:

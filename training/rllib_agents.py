@@ -22,8 +22,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from gofish_env.agent_files import (
-    AgentFileError,
     check_agent_rules,
+    load_failure,
     read_agent_rules,
     write_agent_rules,
 )
@@ -79,10 +79,7 @@ def load_module(folder: str | Path, rules: Rules | None = None) -> RLModule:
     try:
         return RLModule.from_checkpoint(Path(folder).resolve())
     except Exception as error:  # whatever RLlib or torch raise for a folder they cannot read
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise AgentFileError(
-            f"cannot load RLlib module {folder}: {type(error).__name__}: {first_line}"
-        ) from error
+        raise load_failure(f"cannot load RLlib module {folder}", error) from error
 
 
 def handles(path: str) -> bool:
