@@ -170,7 +170,8 @@ def test_an_action_for_another_seat_is_refused():
     [
         ({"colour": "red"}, "env_config: unknown key 'colour'"),
         ({"opponents": "grandmaster"}, "opponents: unknown opponent 'grandmaster'"),
-        ({"opponents": "mix:easy,,hard"}, "opponents: unknown opponent ''"),
+        ({"opponents": "mix:easy,,hard"}, "opponents: got 'mix:easy,,hard', a mix with an empty"),
+        ({"opponents": "mix:"}, "opponents: got 'mix:', an empty mix"),
         ({"opponents": "easy", "learner_seats": 4}, "learner_seats: got 4"),
         ({"opponents": "selfplay", "learner_seats": 2}, "allowed: 4"),
         ({"illegal_action": "ignore"}, "illegal_action: got 'ignore'"),

@@ -51,7 +51,7 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
-from gofish_env.players import make_player
+from gofish_env.players import MIX_PREFIX, make_player, mix_members
 from gofish_env.rewards import check_illegal_action
 from gofish_env.rules import Rules
 
@@ -59,7 +59,6 @@ ENV_NAME = "gofish"
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
 SELFPLAY = "selfplay"
-MIX_PREFIX = "mix:"
 MAX_REDEALS = 100  # as GoFishEnv: games that end before any exposed seat moves
 CONFIG_KEYS = (
     "players",
@@ -92,7 +91,10 @@ class OpponentPlan:
             raise ValueError(f"opponents: got {spec!r}; allowed: {allowed}")
         if spec == SELFPLAY:
             return cls(())
-        members = spec[len(MIX_PREFIX) :].split(",") if spec.startswith(MIX_PREFIX) else [spec]
+        try:
+            members = mix_members(spec) if spec.startswith(MIX_PREFIX) else [spec]
+        except ValueError as error:
+            raise ValueError(f"opponents: {error}") from None
         for member in members:
             if member != SNAPSHOT and member not in CPU_LEVELS:
                 raise ValueError(f"opponents: unknown opponent {member!r} in {spec!r}; {allowed}")
