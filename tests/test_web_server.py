@@ -389,13 +389,10 @@ def test_gofish_web_refuses_a_port_in_use(capsys):
         taken.close()
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path, signum, status):
-    """Ctrl-C (SIGINT), or SIGTERM (``kill``, a service manager), stops the server: the games
-    still on are saved, it says so, and it exits with status 128 + the signal, no
-    traceback."""
-    folder = tmp_path / "replays"
-    command = [sys.executable, "-m", "gofish_web.server", "--port", "0", "--replays", str(folder)]
+def stop_after_five_asks(arguments, signum):
+    """Start ``gofish-web`` with ``arguments``, play five asks of a CPU table, send
+    ``signum``; the table, the exit status, stdout and stderr."""
+    command = [sys.executable, "-m", "gofish_web.server", "--port", "0", *arguments]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     with subprocess.Popen(command, text=True, preexec_fn=ctrl_c_reaches_it, **pipes) as process:
         try:
@@ -409,12 +406,30 @@ def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path, signum, sta
             out, err = process.communicate(timeout=30)
         finally:
             process.kill()
-    assert process.returncode == status, err
+    return table, process.returncode, out, err
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_gofish_web_saves_the_games_still_on_when_it_stops(tmp_path, signum, status):
+    """Ctrl-C (SIGINT), or SIGTERM (``kill``, a service manager), stops the server: the games
+    still on are saved, it says so, and it exits with status 128 + the signal, no
+    traceback."""
+    folder = tmp_path / "replays"
+    table, returncode, out, err = stop_after_five_asks(["--replays", str(folder)], signum)
+    assert returncode == status, err
     assert err == ""  # uvicorn logs nothing at --log-level warning; no traceback
     assert out.splitlines() == [f"Saved 1 unfinished game in {folder}"]
     replay = Replay.load(folder / f"web-{table['id']}-unfinished.json")
     assert len(replay.asks) == 5 and replay.seed == 2
     assert not replay.game().is_over
+
+
+def test_gofish_web_without_a_replay_folder_says_what_stopping_dropped(tmp_path):
+    _, returncode, out, err = stop_after_five_asks([], signal.SIGINT)
+    assert returncode == 130, err
+    assert out.splitlines() == [
+        "1 unfinished game was not saved (start with --replays DIR to keep them)"
+    ]
 
 
 def test_a_one_ask_replay_says_1_ask(tmp_path, capsys):

@@ -332,6 +332,12 @@ def main(argv: list[str] | None = None) -> None:
         if saved:
             games = "game" if len(saved) == 1 else "games"
             print(f"Saved {len(saved)} unfinished {games} in {args.replays}", flush=True)
+        elif args.replays is None and (dropped := registry.count_unfinished()):
+            games = "game was" if dropped == 1 else "games were"
+            print(
+                f"{dropped} unfinished {games} not saved (start with --replays DIR to keep them)",
+                flush=True,
+            )
     if interrupted:
         raise SystemExit(130)
 

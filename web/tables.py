@@ -234,17 +234,28 @@ class TableRegistry:
         ``web-ID-unfinished.json``: what the server stops with is not lost."""
         if self.replays is None:
             return []
-        with self._lock:
-            tables = list(self._tables.values())
         saved = []
-        for table in tables:
+        for table in self._unfinished_tables():
             with table.lock:
                 game = table.game
-                if game.is_over or game.num_asks == 0:
-                    continue
                 replay = Replay.from_game(game, table.seed, table.labels, {"source": "gofish-web"})
                 saved.append(replay.save(Path(self.replays) / f"web-{table.id}-unfinished.json"))
         return saved
+
+    def count_unfinished(self) -> int:
+        """How many games are still on (with at least one ask): what stopping would drop
+        without a replay folder."""
+        return len(self._unfinished_tables())
+
+    def _unfinished_tables(self) -> list[WebTable]:
+        with self._lock:
+            tables = list(self._tables.values())
+        unfinished = []
+        for table in tables:
+            with table.lock:
+                if not table.game.is_over and table.game.num_asks > 0:
+                    unfinished.append(table)
+        return unfinished
 
 
 def check_seat_spec(spec: str, rules: Rules) -> None:
