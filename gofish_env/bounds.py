@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
+
 UNBOUNDED = 1 << 20  # an upper bound the history has not limited yet
 
 

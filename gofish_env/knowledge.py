@@ -45,6 +45,7 @@ from functools import cached_property, partial
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import (
     UNBOUNDED,
     bounds_scratch_size,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
 from gofish_env.knowledge import PlayerView, PublicKnowledge

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
+
 DEALT, DRAW, GAIN, CATCH, HAS, NONE, GIVE, MOST = range(8)
 NO_SEAT = -1  # the owner of a slot still in the pool
 

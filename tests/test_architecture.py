@@ -168,3 +168,30 @@ def test_every_module_of_the_environment_can_be_imported_first():
         if process.returncode:
             failed[module] = error.strip().splitlines()[-1]
     assert len(modules) > 20 and failed == {}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The full names of the modules a module imports with ``import NAME``."""
+    tree = ast.parse(path.read_text(), str(path))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+
+
+def test_every_module_with_kernels_holds_ctrl_c_while_numba_compiles():
+    """A module that compiles kernels imports ``gofish_env.compile_interrupts`` (which holds
+    a Ctrl-C until the compile ends), whichever of them a program imports first."""
+    with_kernels = [
+        path for path in (ROOT / "gofish_env").rglob("*.py") if "numba" in imported_roots(path)
+    ]
+    assert len(with_kernels) >= 10
+    missing = [
+        path.relative_to(ROOT).as_posix()
+        for path in with_kernels
+        if path.name != "compile_interrupts.py"
+        and "gofish_env.compile_interrupts" not in imported_modules(path)
+    ]
+    assert missing == []

@@ -193,6 +193,21 @@ def test_a_stop_that_lands_as_training_ends_stops_before_the_report(tmp_path, mo
     assert "Interrupted; what was saved is kept. Go on with:" in capsys.readouterr().out
 
 
+def test_a_stop_before_the_first_save_leaves_no_run_folder(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while the envs are built (a first run compiles the engine there for tens of
+    seconds): no traceback, exit 130, and no folder left that could not be resumed."""
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "make_vec_env", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out", str(tmp_path)])
+    assert stop.value.code == 130
+    assert list(tmp_path.iterdir()) == []
+    assert "Interrupted before training began; nothing to keep." in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_no_more(
     tmp_path, monkeypatch, capsys

@@ -794,10 +794,11 @@ def main(argv: list[str] | None = None) -> dict:
     # Environments: the learner sits at a random seat each episode. A resumed run deals
     # new games (those in progress at the stop are not kept).
     seed = args.seed + 1_000_003 * state.resumes
-    env = TimedMaskedVecEnv(make_vec_env(args, rules, seed))
-    env.seed(seed)
-    torch.set_num_threads(args.threads)
+    env = None
     try:
+        env = TimedMaskedVecEnv(make_vec_env(args, rules, seed))  # a first run compiles here
+        env.seed(seed)
+        torch.set_num_threads(args.threads)
         model = make_model(run, env)
         if run.resumed:
             load_run_state(folder)  # the random state as it was, after the model is built
@@ -822,12 +823,17 @@ def main(argv: list[str] | None = None) -> dict:
         with interrupts_raise():
             return final_report(run, model, env, console)
     except KeyboardInterrupt:
-        console.print(
-            f"\nInterrupted; what was saved is kept. Go on with:\n  {resume_command(folder)}"
-        )
+        if has_run_state(folder):
+            console.print(
+                f"\nInterrupted; what was saved is kept. Go on with:\n  {resume_command(folder)}"
+            )
+        else:  # stopped before the run's first save: its folder holds nothing to go on from
+            shutil.rmtree(folder)
+            console.print("\nInterrupted before training began; nothing to keep.")
         raise SystemExit(130) from None
     finally:
-        env.close()
+        if env is not None:
+            env.close()
 
 
 def cli() -> None:

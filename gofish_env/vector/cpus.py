@@ -16,6 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.cpus import LIKELY_HIT, MAY_HIT, RECENT_ASKS, SURE_CATCH, SURE_HIT, ExpertCPU
 from gofish_env.vector.engine import below, seed_state, uniform

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.vector import knowledge as public
 from gofish_env.vector.state import JOKER_INDEX
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import drop_ruled_out_assumptions_into
 from gofish_env.knowledge import UNBOUNDED, most_after_catch
 from gofish_env.vector.state import EASY_MEMORY

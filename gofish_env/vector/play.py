@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.vector import engine
 from gofish_env.vector.cpus import choice_work, choose, random_ask
 

@@ -19,6 +19,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import assumption_work_size
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
 from gofish_env.cpus import ExpertCPU

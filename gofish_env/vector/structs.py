@@ -31,6 +31,8 @@ from numba.extending import (
     unbox,
 )
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
+
 
 def struct_types(name: str, fields: tuple[str, ...], module: str):
     """(the named tuple Python code uses, the StructRef type class the kernels get) with

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.observation import fill_observation_into, observation_work
 from gofish_env.vector.engine import left_of
 from gofish_env.vector.state import JOKER_INDEX
