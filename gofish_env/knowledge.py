@@ -91,8 +91,8 @@ class PublicKnowledge:
     rank r (``most`` may be ``UNBOUNDED``); ``bounds`` sharpens them for one viewer.
     ``sure_hit_most[s, r]`` is the most seat s can hold if every seat takes a sure hit when
     it has one (it drops to 0 where a seat passed one up); a seat later seen holding a rank
-    it passed up (it asks for it, or hands it over) does not take sure hits
-    (``skips_sure_hits``), and is assumed nothing of from then on.
+    it passed up (it asks for it, hands it over, or lays a set of it) does not take sure
+    hits (``skips_sure_hits``), and is assumed nothing of from then on.
     """
 
     def __init__(self, rules: Rules):
@@ -192,6 +192,10 @@ class PublicKnowledge:
                     self._fished_unseen, self._fished_asked = seat, asked
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
+                # It held a set: more than assumed, if it passed the rank up as a sure hit
+                # (a proved bound below a set is the cap of a set of the rank just laid).
+                if most[seat, rank] >= self.set_size > sure[seat, rank]:
+                    self._skips_sure_hits(seat)
                 if fished == seat:  # the card just drawn completed this catch: it was one
                     catch_after_draw_kernel(most, sure, seat, rank, self._fished_asked)
                 sizes[seat] -= self.set_size

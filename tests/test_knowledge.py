@@ -311,6 +311,37 @@ def test_a_seat_that_hands_over_a_rank_it_passed_up_is_assumed_nothing_of():
     assert tracker.sync().skips_sure_hits[1]
 
 
+def test_a_seat_that_lays_a_set_of_a_rank_it_passed_up_is_assumed_nothing_of():
+    # Pairs: seat 1 is proved to hold a 7, seat 2 a 3. Seat 0, holding the 7H and the 3H
+    # (two sure hits), asks for 2s, draws the 7D unseen and lays 7s: it held a 7 when it
+    # passed the sure hit up, so nothing is assumed of it (its 3s included).
+    rules = Rules.preset("pairs", players=3)
+    hands = ["7H 3H 2C", "7C 5C 9C", "3C 4C 6C"]
+    game = position(hands, pool_top=["8C", "10C", "7D"], rules=rules, first_player=1)
+    tracker = KnowledgeTracker(game)
+    game.ask(2, SEVEN)  # seat 1 asks seat 2: a miss, seat 1 holds a 7; it draws the 8C
+    game.ask(1, rank("3"))  # seat 2 asks seat 1: a miss, seat 2 holds a 3; the 10C
+    game.ask(1, rank("2"))  # seat 0 asks seat 1 for 2s: a miss; it draws the 7D
+    assert game.events[-2:] == [Draw(0, None), Catch(0, SEVEN)]
+    assert tracker.sync().skips_sure_hits.tolist() == [True, False, False]
+    view = tracker.view(1)
+    assert game.hand_counts(0)[rank("3")] == 1
+    assert view.most_if_sure_hits[0, rank("3")] == view.most[0, rank("3")] == 1
+
+
+def test_the_second_set_of_a_rank_laid_at_once_rules_nothing_out():
+    # Two decks, pairs, refills of 5: seat 0 takes seat 1's 7 (a pair, laid), empties, and
+    # draws four 7s and a 9, two more pairs of 7s laid one after the other. The first leaves
+    # its bounds at one 7, below a set: that is the cap of a set just laid, not a sign that
+    # it held more 7s than assumed.
+    rules = Rules(players=2, decks=2, set_size=2, empty_hand_draw_count=5)
+    game = position(["7H", "7C 2C 3C"], pool_top=["7D", "7S", "7H", "7C", "9C"], rules=rules)
+    tracker = KnowledgeTracker(game)
+    game.ask(1, SEVEN)
+    assert game.events.count(Catch(0, SEVEN)) == 3
+    assert not tracker.sync().skips_sure_hits.any()
+
+
 def test_the_sure_hit_assumption_is_dropped_once_a_hand_size_rules_it_out():
     # seat 1 (easy) passes sure hits up all the time; after 49 asks it holds 8 cards, more
     # than the assumption leaves room for. Before the fix the assumed bounds of seat 1

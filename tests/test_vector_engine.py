@@ -12,6 +12,7 @@ import copy
 
 import numpy as np
 import pytest
+from helpers import position, rank
 from test_properties import ALL_CONFIGS, house_rule_configs, preset_configs
 from vector_helpers import Reference, compare, dealt_games, play_both, played_into
 
@@ -120,6 +121,43 @@ def test_thousands_of_table_games_agree_ask_by_ask(players):
     batch = VectorGame(rules, 1000, seed=5)
     asks = play_both(batch, [batch.dealt_game(i) for i in range(1000)], 5, observations=False)
     assert asks > 1000 * 40
+
+
+@pytest.mark.parametrize(
+    ("rules", "hands", "pool_top", "first", "asks", "skips"),
+    [
+        # Seat 0 lays 7s it passed up as a sure hit: nothing is assumed of it after.
+        (
+            Rules.preset("pairs", players=3),
+            ["7H 3H 2C", "7C 5C 9C", "3C 4C 6C"],
+            ["8C", "10C", "7D"],
+            1,
+            [(2, "7"), (1, "3"), (1, "2")],
+            [True, False, False],
+        ),
+        # Two pairs of 7s laid at once after a refill: the second rules nothing out.
+        (
+            Rules(players=2, decks=2, set_size=2, empty_hand_draw_count=5),
+            ["7H", "7C 2C 3C"],
+            ["7D", "7S", "7H", "7C", "9C"],
+            0,
+            [(1, "7")],
+            [False, False],
+        ),
+    ],
+    ids=["passed_up_then_laid", "second_set_at_once"],
+)
+def test_a_catch_drops_the_sure_hit_assumption_as_the_python_knowledge_does(
+    rules, hands, pool_top, first, asks, skips
+):
+    game = position(hands, pool_top=pool_top, rules=rules, first_player=first)
+    batch = VectorGame.from_games([copy.deepcopy(game)])
+    reference = Reference([game], 8)
+    for target, rank_name in asks:
+        game.ask(target, rank(rank_name))
+        batch.ask(np.array([target]), np.array([rank(rank_name)]))
+        compare(batch, reference)
+    assert batch.state.skips[0].tolist() == skips
 
 
 def test_the_comparison_catches_a_difference():

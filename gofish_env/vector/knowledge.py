@@ -147,6 +147,8 @@ def on_catch(S, K, g, seat, rank):
     """A catch laid (the game's arrays already count it): bounds, the encoder's buffer and
     the reward components."""
     set_size = K.set_size
+    if S.most[g, seat, rank] >= set_size and S.sure[g, seat, rank] < set_size:
+        skips_sure_hits(S, g, seat)  # it held a set of a rank it passed up (as Catch)
     S.unlaid[g, rank] -= set_size
     S.least[g, seat, rank] = max(S.least[g, seat, rank] - set_size, 0)
     S.most[g, seat, rank] = most_after_catch(S.most[g, seat, rank], set_size)
