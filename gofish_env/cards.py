@@ -85,3 +85,8 @@ def build_deck(decks: int, jokers: bool) -> list[int]:
 
 def sort_key(card: int) -> tuple[int, int]:
     return card >> 3, card & 3
+
+
+def hand_strings(cards: list[int]) -> list[str]:
+    """Card ids as strings, sorted by rank then suit (how a hand is shown)."""
+    return [card_str(card) for card in sorted(cards, key=sort_key)]

@@ -17,6 +17,7 @@ observation.
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -202,6 +203,7 @@ def viewer_trace(world: World, asks: list[tuple[int, int]], viewer: int) -> list
             env.agent_selection,
             env.render_scene(viewer),
             frame,
+            pickle.dumps(view),  # all a view holds (not the game it was made from)
         )
 
     trace: list[tuple] = []
