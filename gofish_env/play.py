@@ -44,7 +44,7 @@ from gofish_env.players import (
 )
 from gofish_env.render import render_view
 from gofish_env.replay import drawn_cards
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, rules_name
 
 HUMAN = "human"
 DEFAULT_CPU = "hard"
@@ -145,7 +145,7 @@ class TerminalGame:
 
     def _intro(self) -> str:
         seats = ", ".join(f"seat {seat}: {self.labels[seat]}" for seat in range(self.game.players))
-        rules = self.rules.describe()
+        rules = rules_name(self.rules)  # "bicycle rules", or the fields that differ
         lines = [
             f"Go Fish: {self.game.players} players, {rules}.",
             f"Seats: {seats}.",
@@ -231,7 +231,8 @@ class TerminalGame:
         return True
 
     def _parse_ask(self, words: list[str]) -> tuple[int, str]:
-        words = [word for word in words if word.lower() not in _FILLER]
+        # The last word is what is asked for, even when it looks like filler ("2 a": aces).
+        words = [word for word in words[:-1] if word.lower() not in _FILLER] + words[-1:]
         game = self.game
         if len(words) == 1:
             targets = sorted({target for target, _ in game.legal_asks()})

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import MISMATCH_4_TO_3, ctrl_c_reaches_it, usage_error
+from helpers import MISMATCH_4_TO_3, ctrl_c_reaches_it, position, usage_error
 
 from gofish_env import Game, Rules
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
@@ -285,3 +285,41 @@ def play_main(argv):
 def test_play_refuses_a_model_seat_trained_for_another_table(agents, capsys):
     argv = ["--players", "3", "--humans", "0", "--cpus", f"model:{agents['recorded']}"]
     assert MISMATCH_4_TO_3 in usage_error(capsys, play_main, argv)
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("1 a", "Seat 0 asks seat 1 for aces."),
+        ("2 A", "Seat 0 asks seat 2 for aces."),
+        ("ask seat 2 for an ace", "Seat 0 asks seat 2 for aces."),
+        ("ask 1 for a 2", "Seat 0 asks seat 1 for 2s."),
+    ],
+)
+def test_the_last_word_is_the_rank_even_when_it_looks_like_filler(typed, asked):
+    game = position(["AH 2C", "3C 4C", "5C 6C"], pool_top=["7C"], rules=Rules(players=3))
+    out: list[str] = []
+    TerminalGame(game, [HUMAN, LEVEL, LEVEL], scripted([typed, "quit"]), out.append).run()
+    assert f"  {asked}" in out
+
+
+def test_a_lone_a_asks_the_only_seat_that_can_be_asked_for_aces():
+    # Two players: "a" is the rank, not a filler word that leaves nothing (it asked for 2s).
+    game = position(["AH 2C", "3C 4C"], pool_top=["7C"], rules=Rules(players=2))
+    out: list[str] = []
+    TerminalGame(game, [HUMAN, LEVEL], scripted(["a", "quit"]), out.append).run()
+    assert "  Seat 0 asks seat 1 for aces." in out
+    assert not any("for 2s" in line for line in out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "first_line"),
+    [
+        (["--players", "3"], "Go Fish: 3 players, table rules."),
+        (["--rules", "bicycle"], "Go Fish: 4 players, bicycle rules."),
+    ],
+)
+def test_the_first_line_names_the_rules_as_the_web_page_does(argv, first_line):
+    out: list[str] = []
+    main([*argv, "--seed", "1", "--cpus", LEVEL], input_fn=scripted(["quit"]), output=out.append)
+    assert out[0].splitlines()[0] == first_line
