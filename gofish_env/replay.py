@@ -253,6 +253,11 @@ class Replay:
         players = data.get("players") or []
         if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
             raise ReplayError("players: allowed: a list of seat labels")
+        if players and len(players) != rules.players:
+            raise ReplayError(
+                f"players: got {len(players)} seat labels for {rules.players} seats; allowed: "
+                f"one label per seat, or none"
+            )
         meta = data.get("meta") or {}
         if not isinstance(meta, dict):
             raise ReplayError("meta: allowed: a JSON object")

@@ -121,6 +121,7 @@ def test_a_file_that_does_not_replay_as_recorded_is_refused(change, message):
         (lambda d: d["asks"].__setitem__(0, [0, "1", "Q"]), r"asks\[0\]: got \[0, '1', 'Q'\]"),
         (lambda d: d["start"].pop("pool"), "start: missing 'pool'"),
         (lambda d: d.__setitem__("seed", "x"), "seed: got 'x'"),
+        (lambda d: d.__setitem__("players", ["you"]), "players: got 1 seat labels for 3 seats"),
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_field(change, message):

@@ -122,7 +122,18 @@ def bad_requests(table: dict, watched: dict) -> list:
         ("post", "/api/tables", None, {"players": 9}, 422, "less than or equal to 6"),
         ("post", "/api/tables", None, {"colour": "red"}, 422, "Extra inputs"),
         ("post", "/api/tables", None, {"players": 4, "seats": [HUMAN]}, 422, "1 given for 4"),
-        ("post", "/api/tables", None, {"players": 5, "rules": "quick"}, 422, "rules: players"),
+        (
+            "post",
+            "/api/tables",
+            None,
+            {"players": 5, "rules": "quick"},
+            422,
+            "players: the 'quick'",
+        ),
+        ("post", "/api/tables", None, {"players": True}, 422, "valid integer"),
+        ("post", "/api/tables", None, {"seed": True}, 422, "valid integer"),
+        ("get", url, {"token": token, "view": "\u00b2"}, None, 422, "view: got"),
+        ("get", url, {"token": token, "view": "9" * 5000}, None, 422, "view: got"),
         ("post", "/api/tables", None, {"rules": "chess"}, 422, "unknown preset 'chess'"),
         ("post", "/api/tables", None, {"players": 2, "seats": [HUMAN, HUMAN]}, 422, "at most one"),
         ("post", "/api/tables", None, {"players": 2, "seats": [HUMAN, "boss"]}, 422, "'boss'"),
@@ -145,6 +156,14 @@ def bad_requests(table: dict, watched: dict) -> list:
             "target",
         ),
         ("post", f"{url}/ask", None, {"token": "x", "target": 1, "wanted": "Q"}, 403, "token"),
+        (
+            "post",
+            f"{url}/ask",
+            None,
+            {"token": token, "target": True, "wanted": "Q"},
+            422,
+            "target",
+        ),
         ("post", f"{url}/advance", None, {"token": token}, 409, "it is your turn"),
         ("get", f"{url}/replay", {"token": token}, None, 409, "once the game is over"),
         (
@@ -169,6 +188,21 @@ def test_a_bad_request_gets_a_4xx_answer_with_a_reason(server):
         answer = client.request(method.upper(), url, params=params, json=body)
         assert answer.status_code == status, (url, body, answer.text)
         assert reason in answer.text, (url, body, answer.text)
+
+
+@pytest.mark.parametrize("field", ["rules", "wanted", "token", "seats"])
+def test_a_huge_value_is_refused_without_being_sent_back(server, field):
+    client, _, _ = server
+    table = new_table(client, players=3, seats=[HUMAN, "hard", "hard"], seed=1)
+    huge = "x" * 1_000_000
+    if field in ("rules", "seats"):
+        url, body = "/api/tables", {"players": 3, field: huge if field == "rules" else [huge] * 3}
+    else:
+        url = f"/api/tables/{table['id']}/ask"
+        body = {"token": table["token"], "target": 1, "wanted": "Q", field: huge}
+    answer = client.post(url, json=body)
+    assert answer.status_code == 422
+    assert len(answer.content) < 1_000, answer.text[:200]
 
 
 def test_an_ask_out_of_turn_is_refused(server):

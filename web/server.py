@@ -34,10 +34,12 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import uvicorn
 from fastapi import Body, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,18 +68,20 @@ REPLAY_NAME = re.compile(r"^[\w.-]+\.json$")
 
 class NewTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    players: int = Field(4, ge=2, le=6)
-    rules: str = "table"
-    seats: list[str] | None = Field(
-        None, description="one per seat: 'human' (at most one), a CPU level or model:PATH.zip"
+    players: int = Field(4, ge=2, le=6, strict=True)  # strict: true is not a number
+    rules: str = Field("table", max_length=32)
+    seats: list[Annotated[str, Field(max_length=4096)]] | None = Field(
+        None,
+        max_length=6,
+        description="one per seat: 'human' (at most one), a CPU level or model:PATH.zip",
     )
-    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+    seed: int | None = Field(None, ge=0, le=2**63 - 1, strict=True)
 
 
 class AskBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    token: str
-    target: int
+    token: str = Field(max_length=64)
+    target: int = Field(strict=True)  # true is not seat 1
     wanted: str = Field(min_length=1, max_length=4)
 
 
@@ -90,7 +94,7 @@ class AdvanceBody(BaseModel):
 def parse_view(view: str | None) -> int | str | None:
     if view is None or view == TABLE_VIEW:
         return view
-    if view.isdigit():
+    if view.isascii() and view.isdecimal() and len(view) <= 2:  # "²" is a digit to isdigit
         return int(view)
     raise TableError(422, f"view: got {view!r}; allowed: 'table' or a seat number")
 
@@ -115,6 +119,12 @@ def create_app(
     @app.exception_handler(TableError)
     def table_error(request: Request, error: TableError) -> JSONResponse:
         return JSONResponse({"detail": error.message}, status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer repeats every bad value ("input"): a 5 MB field, 5 MB back.
+        details = [{key: item[key] for key in ("type", "loc", "msg")} for item in error.errors()]
+        return JSONResponse({"detail": jsonable_encoder(details)}, status_code=422)
 
     @app.exception_handler(ReplayError)
     def replay_error(request: Request, error: ReplayError) -> JSONResponse:
@@ -144,10 +154,13 @@ def create_app(
 
     @app.post("/api/tables", status_code=201)
     def new_table(request: NewTable) -> dict:
+        if request.rules not in Rules.PRESETS:
+            allowed = ", ".join(Rules.PRESETS)
+            raise TableError(422, f"rules: unknown preset {request.rules!r}; allowed: {allowed}")
         try:
             rules = Rules.preset(request.rules, players=request.players)
-        except ValueError as error:
-            raise TableError(422, f"rules: {error}") from None
+        except ValueError as error:  # a preset for fewer players: the message names players
+            raise TableError(422, str(error)) from None
         seats = request.seats or [HUMAN] + ["hard"] * (request.players - 1)
         if len(seats) != request.players:
             raise TableError(
