@@ -507,3 +507,20 @@ def test_random_cpus_play_the_same_games_with_the_rules_compiled_in():
 def test_compile_rules_must_be_true_or_false():
     with pytest.raises(ValueError, match=r"compile_rules: got 'yes'; allowed: True or False"):
         VectorGame(Rules(), 2, compile_rules="yes")
+
+
+def test_an_array_view_shows_its_own_cards_with_exact_card_asks_and_refuses_without_suits():
+    """Players the batch plays in Python (saved agents, callables) get a ``PlayerView``: with
+    exact-card asks its own cards are the Python game's; under rank asks the batch keeps
+    counts, not suits, so ``own_cards`` says so instead of being empty."""
+    from gofish_env.vector.players import ArrayView
+
+    games = played_into(dealt_games(Rules.preset("authors", players=3), 4, seed=2), 3, most=12)
+    batch = VectorGame.from_games([copy.deepcopy(game) for game in games], log_size=64)
+    view = ArrayView(batch)
+    for g, game in enumerate(games):
+        for seat in range(3):
+            assert view.view(g, seat).own_cards == game.hand(seat)
+    view = ArrayView(VectorGame.from_games(dealt_games(Rules(players=3), 1, seed=2)))
+    with pytest.raises(ValueError, match="not their suits; read own_counts"):
+        _ = view.view(0, 1).own_cards

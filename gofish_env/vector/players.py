@@ -10,6 +10,7 @@ from functools import partial
 import numpy as np
 
 from gofish_env.actions import ActionCodec
+from gofish_env.cards import card_from_index, card_str
 from gofish_env.knowledge import AskRecord, PlayerView, PublicKnowledge
 from gofish_env.players import Turn
 from gofish_env.vector import cpus
@@ -116,6 +117,20 @@ class CompiledCPUs:
         return decisions if by_seat else int(decisions.sum())
 
 
+def cards_of(counts: np.ndarray) -> list[str]:
+    """A hand's cards as strings from its count of each card index, sorted."""
+    return [
+        card_str(card_from_index(int(i))) for i in np.flatnonzero(counts) for _ in range(counts[i])
+    ]
+
+
+def suits_not_kept() -> list[str]:
+    raise ValueError(
+        "own_cards: under rank asks the vector engine keeps how many cards of each rank a hand "
+        "holds, not their suits; read own_counts"
+    )
+
+
 class ArrayView:
     """A ``PlayerView`` of one seat of one game, built from the batch's arrays, for
     players that are not compiled (``master``, saved agents, callables)."""
@@ -164,6 +179,11 @@ class ArrayView:
             current_player=None if current < 0 else current,
             legal_asks=legal,
             knowledge=known,
+            _own_cards=(
+                partial(cards_of, S.cards[game, seat].copy())
+                if batch.constants.card_asks
+                else suits_not_kept
+            ),
         )
 
     def _asks(self, game: int) -> list[AskRecord]:
