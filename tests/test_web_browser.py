@@ -9,7 +9,9 @@ import random
 
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from gofish_env import Game, IllegalAsk, Rules
@@ -304,3 +306,138 @@ def test_exact_card_asks_pick_a_suit_in_the_browser(browser, site):
         assert (ask.asker, ask.target, ask.card) == (0, target, wanted)
         asked += 1
     assert asked == 3
+
+
+FOCUSED = """
+const node = document.activeElement;
+if (!node || !node.closest("#table")) return null;
+return {tag: node.tagName, card: node.dataset.card || null, seat: node.dataset.seat ?? null,
+        role: node.getAttribute("role") || node.tagName.toLowerCase(),
+        name: node.getAttribute("aria-label"), outline: getComputedStyle(node).outlineStyle};
+"""
+
+
+def press(driver, key: str) -> dict | None:
+    """Press a key (at whatever has the focus); what has the focus then, if in the table."""
+    ActionChains(driver).send_keys(key).perform()
+    return driver.execute_script(FOCUSED)
+
+
+def tab_round(driver) -> list[dict]:
+    """Every control of the table Tab reaches, in order: from the bar above the table (its
+    last button) until the focus leaves the table."""
+    driver.execute_script("document.getElementById('next').focus()")
+    seen = []
+    for _ in range(80):
+        here = press(driver, Keys.TAB)
+        if here is None:
+            return seen
+        seen.append(here)
+    raise AssertionError(f"Tab did not leave the table: {seen}")
+
+
+def tab_to(driver, wanted) -> dict:
+    for _ in range(80):
+        here = press(driver, Keys.TAB)
+        if here is not None and wanted(here):
+            return here
+    raise AssertionError("Tab never reached it")
+
+
+def test_a_turn_is_played_with_the_keyboard_only(browser, site):
+    url, registry = site
+    deal(browser, url, players=3, seed=7, cpus=[(1, "hard"), (2, "easy")])
+    (table,) = registry._tables.values()
+    game = table.game
+    suits = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+    words = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+    asked = 0
+    while asked < 2 and wait_for(browser, my_turn_or_over) == "turn":
+        # Before a card is picked, Tab goes through the person's cards, named, and no seat.
+        controls = tab_round(browser)
+        assert [c["card"] for c in controls] == game.hand(0)
+        for control in controls:
+            rank, suit = control["card"][:-1], control["card"][-1]
+            assert control["role"] == "button"
+            assert control["name"] == f"{words.get(rank, rank)} of {suits[suit]}"
+            assert control["outline"] != "none"  # the focus shows
+        target, rank = game.legal_asks()[asked]
+        card = next(c for c in game.hand(0) if c[:-1] == RANK_NAMES[rank])
+        tab_to(browser, lambda here, card=card: here["card"] == card)
+        here = press(browser, Keys.ENTER if asked == 0 else Keys.SPACE)
+        assert here["card"] == card  # the focus stays on the card picked
+        selected = browser.find_element(By.CSS_SELECTOR, f".gf-me [data-card='{card}']")
+        assert "gf-selected" in selected.get_attribute("class")
+        # Now the seats that may be asked for the rank are controls too, after the cards.
+        seats = [c for c in tab_round(browser) if c["card"] is None]
+        legal = sorted(t for t, r in game.legal_asks() if r == rank)
+        assert [int(c["seat"]) for c in seats] == legal
+        for control in seats:
+            seat = int(control["seat"])
+            assert control["role"] == "button"
+            assert control["name"] == f"ask seat {seat} ({table.labels[seat]})"
+            assert control["outline"] != "none"
+        events = game.num_events
+        tab_to(browser, lambda here, target=target: here["seat"] == str(target))
+        press(browser, Keys.SPACE if asked == 0 else Keys.ENTER)
+        wait_for(
+            browser, lambda d, n=events: len(d.find_elements(By.CSS_SELECTOR, "#log > div")) > n
+        )
+        ask = game.events[events]
+        assert (ask.asker, ask.target, ask.rank) == (0, target, rank)
+        assert error_message(browser) is None
+        asked += 1
+    assert asked == 2
+
+
+def play_one_ask(driver, game: Game) -> None:
+    """The person's ask, clicked: the first legal one."""
+    target, rank = game.legal_asks()[0]
+    card = next(c for c in game.hand(0) if c[:-1] == RANK_NAMES[rank])
+    events = game.num_events
+    driver.find_element(By.CSS_SELECTOR, f".gf-me [data-card='{card}']").click()
+    driver.find_element(By.CSS_SELECTOR, f".gf-seat[data-seat='{target}']").click()
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#log > div")) > events)
+
+
+def shows_the_engine(driver, game: Game, seat: int) -> bool:
+    try:
+        check_page_against_engine(driver, game, seat)
+    except AssertionError:
+        return False
+    return True
+
+
+def test_a_second_window_on_the_same_table_follows_it(browser, site):
+    url, registry = site
+    deal(browser, url, players=3, seed=7, cpus=[(1, "hard"), (2, "easy")])
+    (table,) = registry._tables.values()
+    game = table.game
+    address = browser.current_url
+    wait_for(browser, my_turn_or_over)
+    with chromium() as other:
+        other.get(address)  # the same table in another browser: nothing is done in it
+        wait_for(other, lambda d: d.find_elements(By.CSS_SELECTOR, ".gf-me.gf-to-move"))
+        check_page_against_engine(other, game, 0)
+        for _ in range(2):
+            play_one_ask(browser, game)
+            assert wait_for(browser, my_turn_or_over) == "turn"
+            wait_for(other, lambda d: shows_the_engine(d, game, 0), timeout=5)
+            assert error_message(other) is None
+            hint = other.find_element(By.ID, "message").text
+            assert hint.startswith("Your turn: pick one of your cards")
+        # A page that has not yet noticed the game moved on (its polling stopped here) is
+        # refused the ask it invites, says so, and shows the table as it is now.
+        other.execute_script(
+            "window.setTimeout = () => 0;for (let id = 0; id < 100000; id++) clearTimeout(id);"
+        )
+        play_one_ask(browser, game)
+        assert wait_for(browser, my_turn_or_over) == "turn"
+        events = game.num_events
+        stale = other.find_element(By.CSS_SELECTOR, ".gf-me [data-card]")
+        stale.click()
+        other.find_element(By.CSS_SELECTOR, ".gf-legal").click()
+        message = wait_for(other, error_message, timeout=10)
+        assert "moved on" in message
+        assert game.num_events == events  # nothing was asked
+        check_page_against_engine(other, game, 0)

@@ -1,15 +1,19 @@
 // The web table's page: a lobby to deal a new table or open a replay, then the table. The
 // person picks one of their cards (and, with exact-card asks, a suit), then the player to
 // ask; the server answers with what this seat may see. CPU moves are played one at a time
-// at the chosen speed; watching, any seat's eyes or every hand face up may be shown.
+// at the chosen speed; watching, any seat's eyes or every hand face up may be shown. The
+// cards and seats are buttons, so a turn is played with Tab and Enter too. While the page
+// waits for the person (or is paused) it polls the table, so a second tab or window on the
+// same table follows the game; an ask from a page behind the table is not sent.
 "use strict";
 
 (() => {
   const T = GoFishTable;
   const $ = id => document.getElementById(id);
+  const POLL = 1500;  // ms between looks at the table while no CPU move is due here
   const state = {
-    id: null, token: null, payload: null, view: null,
-    selected: null, suit: null, paused: false, timer: null, busy: false,
+    id: null, token: null, payload: null, shown: null, view: null,
+    selected: null, suit: null, paused: false, timer: null, busy: false, refocus: false,
   };
 
   // ------------------------------------------------------------------ talking to the server
@@ -26,7 +30,13 @@
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
     }
-    const response = await fetch(url, options);
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (error) {
+      const detail = "the server does not answer (is gofish-web still running?)";
+      return {ok: false, status: 0, data: {detail}};
+    }
     let data = null;
     try { data = await response.json(); } catch (error) { data = null; }
     return {ok: response.ok, status: response.status, data};
@@ -125,7 +135,7 @@
   // ------------------------------------------------------------------ the table
 
   function open(id, token) {
-    Object.assign(state, {id, token, payload: null, view: null, selected: null, suit: null, paused: false});
+    Object.assign(state, {id, token, payload: null, shown: null, view: null, selected: null, suit: null, paused: false});
     history.replaceState(null, "", `/?table=${id}&token=${token}`);
     $("lobby").classList.add("gf-hidden");
     $("game").classList.remove("gf-hidden");
@@ -156,6 +166,44 @@
     show(answer.data);
   }
 
+  // The table as the server has it now (null when it does not answer), or "gone" when this
+  // page has since left the table or changed its view.
+  async function current() {
+    const id = state.id, view = state.view;
+    const answer = await api("GET", `/api/tables/${id}?${query()}`);
+    if (id !== state.id || view !== state.view) return "gone";
+    return answer;
+  }
+
+  // Whether `payload` shows the table other than this page does (older answers do not
+  // count: a game only grows).
+  function moved(payload) {
+    return payload.log.length >= state.payload.log.length && JSON.stringify(payload) !== state.shown;
+  }
+
+  // A look at the table while no CPU move is due here: another tab or window may have
+  // played. The page is redrawn only when something changed (a pick and the focus stay).
+  async function poll(always = false) {
+    clearTimeout(state.timer);
+    if (!state.id || !state.payload) return;
+    if (state.busy || (document.hidden && !always)) return schedule();
+    const answer = await current();
+    if (answer === "gone" || state.busy) return;
+    if (!answer.ok) {
+      say("message", reason(answer.data, answer.status), true);
+      if (answer.status === 0) schedule();  // the server may come back; a 4xx stays
+      return;
+    }
+    if (moved(answer.data)) show(answer.data);
+    else schedule();
+  }
+
+  function wake() {
+    const payload = state.payload;
+    if (document.hidden || !payload || payload.over) return;
+    if (!(payload.waiting === "cpu" && !state.paused)) poll(true);
+  }
+
   function wanted() {
     if (!state.selected) return null;
     const rank = T.rankOf(state.selected);
@@ -170,7 +218,9 @@
       const button = T.el("button", suit === "H" || suit === "D" ? "gf-red" : "");
       button.type = "button";
       button.dataset.suit = suit;
-      button.title = {C: "clubs", D: "diamonds", H: "hearts", S: "spades"}[suit];
+      button.title = T.SUIT_NAMES[suit];
+      button.setAttribute("aria-label", T.SUIT_NAMES[suit]);
+      button.setAttribute("aria-pressed", String(state.suit === suit));
       button.append(T.suitSvg(suit));
       if (state.suit === suit) button.classList.add("primary");
       button.addEventListener("click", () => { state.suit = suit; draw(); hint(); });
@@ -179,16 +229,45 @@
     return row;
   }
 
+  // Which control of the table has the keyboard's focus, as a selector to find it again
+  // after the table is drawn anew.
+  function focused() {
+    const node = document.activeElement;
+    if (!node || !$("table").contains(node)) return null;
+    for (const key of ["card", "suit", "seat"]) {
+      if (node.dataset[key] !== undefined) return `[data-${key}="${node.dataset[key]}"]`;
+    }
+    return null;
+  }
+
+  const CONTROL = 'button:not(:disabled), [tabindex="0"]';
+
+  // Give the focus back to the same control; when it is gone, to the first of the person's
+  // cards (now or, at a CPU's turn, once the person's turn comes), unless the focus has
+  // been taken elsewhere meanwhile.
+  function refocus(key) {
+    const table = $("table");
+    const same = key && table.querySelector(`:is(${CONTROL})${key}`);
+    if (same) return same.focus();
+    if (!key && !(state.refocus && document.activeElement === document.body)) return;
+    const first = table.querySelector(`.gf-me :is(${CONTROL})`);
+    if (first) first.focus();
+    state.refocus = !first;
+  }
+
   function draw() {
     const payload = state.payload;
     const playing = payload.human !== null;
+    const turn = playing && payload.waiting === "you";
     const ask = wanted();
     const legal = new Set(payload.legal.filter(([, name]) => name === ask).map(([target]) => target));
-    const choosingSuit = playing && state.selected && payload.ask_for === "card" && T.rankOf(state.selected) !== "JK";
+    const choosingSuit = turn && state.selected && payload.ask_for === "card" && T.rankOf(state.selected) !== "JK";
+    const key = focused();
     T.render($("table"), payload.scene, playing ? {
-      onCard: pick, onSeat: askSeat, selected: state.selected, legalTargets: legal,
-      extra: choosingSuit ? suitPicker() : null,
+      onCard: turn ? pick : null, onSeat: askSeat, selected: state.selected, legalTargets: legal,
+      labels: payload.labels, extra: choosingSuit ? suitPicker() : null,
     } : {});
+    refocus(key);
     const log = $("log");
     log.replaceChildren(...payload.log.map(T.logLine));
     log.scrollTop = log.scrollHeight;
@@ -213,12 +292,13 @@
     const ask = wanted();
     if (!ask) return say("message", "Now pick the suit of the card to ask for.");
     const name = payload.ask_for === "rank" ? `${ask}s` : `the ${ask}`;
-    say("message", `Now click the player to ask for ${name}.`);
+    say("message", `Now pick the player to ask for ${name}.`);
   }
 
   function show(payload) {
     const first = state.payload === null;
     state.payload = payload;
+    state.shown = JSON.stringify(payload);
     if (first && payload.human === null) {
       const views = $("view");
       views.replaceChildren();
@@ -226,7 +306,9 @@
       payload.labels.forEach((name, seat) => option(views, seat, `seat ${seat}'s eyes (${name})`));
       views.value = String(payload.view);
     }
-    if (payload.waiting !== "you") state.selected = state.suit = null;
+    const mine = payload.scene.seats[payload.scene.viewer];
+    const held = state.selected && mine && (mine.cards || []).includes(state.selected);
+    if (payload.waiting !== "you" || !held) state.selected = state.suit = null;
     draw();
     if (payload.over) say("message", payload.scene.status);
     else if (payload.waiting === "you") hint();
@@ -237,11 +319,13 @@
     return Number($("speed").value);
   }
 
+  // The next CPU move when one is due (and not paused); else the next look at the table.
   function schedule() {
     clearTimeout(state.timer);
     const payload = state.payload;
-    if (!payload || payload.over || payload.waiting !== "cpu" || state.paused) return;
-    state.timer = setTimeout(advance, delay());
+    if (!payload || payload.over) return;
+    if (payload.waiting === "cpu" && !state.paused) state.timer = setTimeout(advance, delay());
+    else state.timer = setTimeout(poll, POLL);
   }
 
   async function advance() {
@@ -251,7 +335,11 @@
     const answer = await api("POST", `/api/tables/${id}/advance`, {token: state.token, view: state.view});
     state.busy = false;
     if (id !== state.id) return;
-    if (!answer.ok) return say("message", reason(answer.data, answer.status), true);
+    if (answer.status === 409) return poll(true);  // another tab or window played the move
+    if (!answer.ok) {
+      say("message", reason(answer.data, answer.status), true);
+      return schedule();
+    }
     show(answer.data);
   }
 
@@ -271,12 +359,33 @@
     }
     if (state.busy) return;
     state.busy = true;
-    const answer = await api("POST", `/api/tables/${state.id}/ask`, {token: state.token, target, wanted: ask});
-    state.busy = false;
-    if (!answer.ok) return say("message", `Not allowed: ${reason(answer.data, answer.status)}`, true);
-    state.selected = state.suit = null;
-    say("message", "");
-    show(answer.data);
+    const id = state.id;
+    try {
+      // First, whether the table is still as this page shows it: another tab or window on
+      // it may have played since. Then the ask is not sent; the table is shown as it is.
+      const now = await current();
+      if (now === "gone") return;
+      if (now.ok && moved(now.data)) {
+        show(now.data);
+        return say("message", "Not asked: the game has moved on since this page last showed it " +
+          "(it was played in another tab or window). Here it is now.", true);
+      }
+      const answer = await api("POST", `/api/tables/${id}/ask`, {token: state.token, target, wanted: ask});
+      if (id !== state.id) return;
+      if (!answer.ok) {
+        // The server refuses an ask out of turn or against the rules (409, its reason);
+        // show the table as it is now, then why.
+        const again = answer.status === 409 ? await current() : "gone";
+        if (id !== state.id) return;
+        if (again !== "gone" && again.ok && moved(again.data)) show(again.data);
+        return say("message", `Not allowed: ${reason(answer.data, answer.status)}`, true);
+      }
+      state.selected = state.suit = null;
+      say("message", "");
+      show(answer.data);
+    } finally {
+      state.busy = false;
+    }
   }
 
   function speedLabel() {
@@ -302,8 +411,15 @@
       $("pause").textContent = state.paused ? "Resume" : "Pause";
       schedule();
     });
-    $("next").addEventListener("click", () => { clearTimeout(state.timer); if (state.payload.waiting === "cpu") advance(); });
+    $("next").addEventListener("click", () => {
+      if (state.payload.waiting !== "cpu") return;
+      clearTimeout(state.timer);
+      advance();
+    });
     $("speed").addEventListener("input", () => { speedLabel(); schedule(); });
+    // Back to this tab or window: look at once whether the game moved on meanwhile.
+    document.addEventListener("visibilitychange", wake);
+    window.addEventListener("focus", wake);
     speedLabel();
     const params = new URLSearchParams(location.search);
     if (params.get("table")) open(params.get("table"), params.get("token") || "");

@@ -1,6 +1,8 @@
 // Draws a Go Fish table from a scene (gofish_env.scene.Scene as JSON): the seats around the
 // felt, card backs with counts for hidden hands, the viewer's cards face up, catches, the
 // pool, and the last ask with its answer. Shared by the web table and the replay pages.
+// At the web table the person's cards and the seats they may ask are controls: buttons
+// (role "button", Enter or Space) with names, reached by Tab in the order of a turn.
 "use strict";
 
 const GoFishTable = (() => {
@@ -14,6 +16,8 @@ const GoFishTable = (() => {
     S: '<svg viewBox="0 0 100 100"><path d="M50 1 L95 58 L5 58 Z"/><circle cx="28" cy="60" r="23"/>' +
        '<circle cx="72" cy="60" r="23"/><path d="M50 60 L72 99 L28 99 Z"/></svg>',
   };
+  const SUIT_NAMES = {C: "clubs", D: "diamonds", H: "hearts", S: "spades"};
+  const RANK_WORDS = {J: "jack", Q: "queen", K: "king", A: "ace"};
   const CENTER = [50, 44.53];  // percent of the table: (480, 285) of 960 x 640
   const RADII = [36.67, 30.0];
 
@@ -30,8 +34,16 @@ const GoFishTable = (() => {
     return span.firstChild;
   }
 
-  function card(name) {
-    const node = el("div", "gf-card");
+  // "7 of hearts", "queen of spades", "joker": a card's name for a screen reader.
+  function cardName(name) {
+    if (name === "JK") return "joker";
+    const rank = name.slice(0, -1);
+    return `${RANK_WORDS[rank] || rank} of ${SUIT_NAMES[name.slice(-1)]}`;
+  }
+
+  // A face-up card: a <div>, or a <button> (tag) for one the person may pick.
+  function card(name, tag) {
+    const node = el(tag || "div", "gf-card");
     node.dataset.card = name;
     if (name === "JK") {
       node.classList.add("gf-joker");
@@ -116,15 +128,28 @@ const GoFishTable = (() => {
       count.dataset.count = seat.hand_size;
       hand.append(count);
     } else if (seat.cards.length) {
-      fan(hand, seat.cards.map(card), 3.55, 20, 3.85);
+      fan(hand, seat.cards.map(name => card(name)), 3.55, 20, 3.85);
     } else {
       hand.append(el("span", "gf-count", "no cards"));
     }
     node.append(hand, catches(seat));
     if (options.onSeat) {
+      // A button while it may be asked (a card picked, the seat legal for it); else named
+      // but disabled, and Tab skips it.
+      const legal = Boolean(options.legalTargets && options.legalTargets.has(seat.seat));
       node.classList.add("gf-target");
-      if (options.legalTargets && options.legalTargets.has(seat.seat)) node.classList.add("gf-legal");
+      node.classList.toggle("gf-legal", legal);
+      node.setAttribute("role", "button");
+      const name = options.labels && options.labels[seat.seat];
+      node.setAttribute("aria-label", `ask seat ${seat.seat}${name ? ` (${name})` : ""}`);
+      if (legal) node.tabIndex = 0;
+      else node.setAttribute("aria-disabled", "true");
       node.addEventListener("click", () => options.onSeat(seat.seat));
+      node.addEventListener("keydown", event => {
+        if (event.target !== node || (event.key !== "Enter" && event.key !== " ")) return;
+        event.preventDefault();
+        if (legal && !event.repeat) options.onSeat(seat.seat);
+      });
     }
     return node;
   }
@@ -136,12 +161,15 @@ const GoFishTable = (() => {
     node.append(label(seat, tag));
     const hand = el("div", "gf-hand");
     const cards = (seat.cards || []).map(name => {
-      const node = card(name);
-      if (options.onCard) {
-        node.classList.add("gf-pickable");
-        if (options.selected && rankOf(name) === rankOf(options.selected)) node.classList.add("gf-selected");
-        node.addEventListener("click", event => { event.stopPropagation(); options.onCard(name); });
-      }
+      if (!options.onCard) return card(name);
+      const node = card(name, "button");
+      node.type = "button";
+      node.classList.add("gf-pickable");
+      node.setAttribute("aria-label", cardName(name));
+      const selected = Boolean(options.selected && rankOf(name) === rankOf(options.selected));
+      node.classList.toggle("gf-selected", selected);
+      node.setAttribute("aria-pressed", String(selected));
+      node.addEventListener("click", event => { event.stopPropagation(); options.onCard(name); });
       return node;
     });
     if (cards.length) fan(hand, cards, 5.6, 66, 5.9);
@@ -173,18 +201,25 @@ const GoFishTable = (() => {
     return node;
   }
 
-  // Draw `scene` into `root`. options: onCard(card) makes the viewer's cards clickable,
-  // onSeat(seat) the seats, `selected` marks a card's rank, legalTargets a Set of seats.
+  // Draw `scene` into `root`. options: onCard(card) makes the viewer's cards buttons,
+  // onSeat(seat) the seats (buttons while in legalTargets, a Set of seats; `labels` names
+  // their players), `selected` marks a card's rank. The viewer's panel comes first, then
+  // the middle (the suit picker), then the other seats clockwise from the viewer's left:
+  // the order Tab takes through a turn.
   function render(root, scene, options = {}) {
     const table = el("div", "gf-table");
     table.append(el("div", "gf-felt"), el("div", "gf-title", scene.title));
     const players = scene.seats.length;
-    const places = positions(players, scene.viewer === null ? 0 : scene.viewer);
-    for (const seat of scene.seats) {
+    const bottom = scene.viewer === null ? 0 : scene.viewer;
+    const places = positions(players, bottom);
+    const others = [];
+    for (let k = 0; k < players; k++) {
+      const seat = scene.seats[(bottom + k) % players];
       if (seat.seat === scene.viewer) table.append(viewerPanel(seat, options));
-      else table.append(seatPanel(seat, places[seat.seat], options));
+      else others.push(seatPanel(seat, places[seat.seat], options));
     }
-    table.append(center(scene, options));
+    if (scene.viewer === null) table.append(...others, center(scene, options));
+    else table.append(center(scene, options), ...others);
     root.replaceChildren(table);
   }
 
@@ -202,5 +237,5 @@ const GoFishTable = (() => {
     return line;
   }
 
-  return {render, seatView, logLine, suitSvg, card, el, rankOf};
+  return {render, seatView, logLine, suitSvg, card, cardName, el, rankOf, SUIT_NAMES};
 })();
