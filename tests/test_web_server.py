@@ -217,6 +217,24 @@ def test_an_ask_out_of_turn_is_refused(server):
     assert answer.json()["detail"] == "it is not your turn: hard CPU is to ask"
 
 
+def test_an_ask_from_a_page_behind_the_table_is_refused_and_changes_nothing(server):
+    """``seen`` (the log entries the page showed): another tab played since, so an ask made
+    on the old hand is refused, even a legal one."""
+    client, registry, _ = server
+    table = new_table(client, players=3, seats=[HUMAN, "hard", "hard"], seed=3)
+    url = f"/api/tables/{table['id']}"
+    game = registry.get(table["id"]).game
+    shown = client.get(url, params={"token": table["token"]}).json()
+    target, wanted = shown["legal"][0]
+    body = {"token": table["token"], "target": target, "wanted": wanted}
+    stale = {**body, "seen": len(shown["log"]) - 1}
+    answer = client.post(f"{url}/ask", json=stale)
+    assert answer.status_code == 409
+    assert answer.json()["detail"].startswith("the game has moved on since this page last showed")
+    assert client.get(url, params={"token": table["token"]}).json() == shown
+    assert client.post(f"{url}/ask", json={**body, "seen": len(game.events)}).status_code == 200
+
+
 def test_many_tables_each_keep_their_own_game(server):
     client, _, _ = server
     tables = [

@@ -83,6 +83,12 @@ class AskBody(BaseModel):
     token: str = Field(max_length=64)
     target: int = Field(strict=True)  # true is not seat 1
     wanted: str = Field(min_length=1, max_length=4)
+    seen: int | None = Field(
+        None,
+        ge=0,
+        strict=True,
+        description="the log entries the page showed: an ask from a page behind is refused",
+    )
 
 
 class AdvanceBody(BaseModel):
@@ -182,7 +188,7 @@ def create_app(
     def ask(table_id: str, body: AskBody) -> JSONResponse:
         table = table_for(table_id, body.token)
         with table.lock:
-            table.ask(table.human, body.target, body.wanted)
+            table.ask(table.human, body.target, body.wanted, body.seen)
             return JSONResponse(table.payload())
 
     @app.post("/api/tables/{table_id}/advance")

@@ -96,13 +96,21 @@ class WebTable:
 
     # ------------------------------------------------------------------ moves
 
-    def ask(self, seat: int, target: int, wanted: str) -> None:
-        """The person at ``seat`` asks; the engine's refusal is a 409 with its reason."""
+    def ask(self, seat: int, target: int, wanted: str, seen: int | None = None) -> None:
+        """The person at ``seat`` asks; the engine's refusal is a 409 with its reason. With
+        ``seen`` (the log entries the asking page showed) an ask from a page that is behind
+        the game (another tab played since) is refused too."""
         game = self.game
         if self.human is None:
             raise TableError(409, "nobody plays at this table: it is watched")
         if seat != self.human:
             raise TableError(403, f"seat {seat} is not played by a person at this table")
+        if seen is not None and seen != len(game.events):
+            raise TableError(
+                409,
+                f"the game has moved on since this page last showed it ({seen} log entries; "
+                f"the table has {len(game.events)})",
+            )
         if game.is_over:
             raise TableError(409, "the game is over")
         if game.current_player != seat:

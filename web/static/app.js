@@ -370,7 +370,9 @@
         return say("message", "Not asked: the game has moved on since this page last showed it " +
           "(it was played in another tab or window). Here it is now.", true);
       }
-      const answer = await api("POST", `/api/tables/${id}/ask`, {token: state.token, target, wanted: ask});
+      // The server refuses it too if the table moves on between that look and this ask.
+      const seen = state.payload.log.length;
+      const answer = await api("POST", `/api/tables/${id}/ask`, {token: state.token, target, wanted: ask, seen});
       if (id !== state.id) return;
       if (!answer.ok) {
         // The server refuses an ask out of turn or against the rules (409, its reason);
