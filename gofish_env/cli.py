@@ -312,3 +312,20 @@ def run_command(main: Callable[[], object]) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(1) from None
+
+
+def launch(module: str, command: str, extra: str, libraries: Iterable[str], install: str) -> None:
+    """Run ``module``'s ``cli()``, the ``command`` an optional ``extra`` provides. If one of
+    the extra's ``libraries`` is not installed, say which extra to install (``install``: the
+    pip command) instead of the import's traceback; any other import error is a bug and
+    raises."""
+    import importlib
+
+    try:
+        entry = importlib.import_module(module).cli
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in libraries:
+            raise
+        sys.exit(f"{command}: needs the {extra} extra ({missing} is not installed): {install}")
+    entry()

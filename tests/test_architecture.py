@@ -195,3 +195,47 @@ def test_every_module_with_kernels_holds_ctrl_c_while_numba_compiles():
         and "gofish_env.compile_interrupts" not in imported_modules(path)
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("entry_point", "blocked", "message"),
+    [
+        (
+            "gofish_training:train_cli",
+            "torch",
+            "gofish-train: needs the train extra (torch is not installed): pip install "
+            "torch==2.13.0 (the CPU build, first), then pip install 'gofish-env[train]'",
+        ),
+        (
+            "gofish_training:rllib_train_cli",
+            "torch",
+            "gofish-rllib-train: needs the rllib extra (torch is not installed): pip install "
+            "torch==2.13.0 (the CPU build, first), then pip install 'gofish-env[train,rllib]'",
+        ),
+        (
+            "gofish_web:web_cli",
+            "uvicorn",
+            "gofish-web: needs the web extra (uvicorn is not installed): pip install "
+            "'gofish-env[web]'",
+        ),
+    ],
+)
+def test_a_command_without_its_extra_says_which_to_install(entry_point, blocked, message):
+    """As after ``pip install gofish-env`` alone: the command's library cannot be imported
+    (``sys.modules[name] = None``); one line says what to install, no traceback."""
+    module, function = entry_point.split(":")
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None; sys.argv = ['x', '--help']; "
+        f"import {module}; {module}.{function}()"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1
+    assert run.stderr.strip() == message
+    assert run.stdout == ""
+
+
+def test_a_missing_module_that_no_extra_provides_is_not_hidden():
+    from gofish_env.cli import launch
+
+    with pytest.raises(ModuleNotFoundError, match="no_such_module"):
+        launch("no_such_module", "gofish-x", "train", ("torch",), "pip install x")

@@ -1,1 +1,24 @@
-"""Training and evaluation of learning agents (stable-baselines3 / sb3-contrib)."""
+"""Training and evaluation of learning agents (stable-baselines3 / sb3-contrib).
+
+The commands start here, so that one run without the extra it needs says which to install
+(this module imports none of it)."""
+
+TRAIN_LIBRARIES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm")
+INSTALL_TORCH = "pip install torch==2.13.0 (the CPU build, first), then "
+
+
+def train_cli() -> None:
+    """``gofish-train``."""
+    from gofish_env.cli import launch  # on use: importing the package stays light
+
+    install = INSTALL_TORCH + "pip install 'gofish-env[train]'"
+    launch("gofish_training.train", "gofish-train", "train", TRAIN_LIBRARIES, install)
+
+
+def rllib_train_cli() -> None:
+    """``gofish-rllib-train``."""
+    from gofish_env.cli import launch  # on use: importing the package stays light
+
+    install = INSTALL_TORCH + "pip install 'gofish-env[train,rllib]'"
+    libraries = (*TRAIN_LIBRARIES, "ray", "tensorboardX")
+    launch("gofish_training.rllib_train", "gofish-rllib-train", "rllib", libraries, install)
