@@ -116,6 +116,7 @@ class StopRequests:
 
     def __init__(self) -> None:
         self.signal_name = ""
+        self.signum = 0  # the signal that asked, for the exit status (128 + it)
         self._previous: dict[int, Any] = {}
 
     @property
@@ -126,6 +127,7 @@ class StopRequests:
         if self.requested:
             raise KeyboardInterrupt
         self.signal_name = signal.Signals(signum).name
+        self.signum = signum
         print(
             f"\n{self.signal_name}: stopping after this step to save the run "
             "(send it again to quit at once, without saving)",

@@ -460,7 +460,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
             f"Stopped ({stop.signal_name}): saved the run at iteration {state['iteration']} of "
             f"{args.iterations} in {run.folder}. Go on with:\n  {resume_command(run.folder)}"
         )
-        raise SystemExit(130)
+        raise SystemExit(128 + stop.signum)  # 130 for Ctrl-C, 143 for SIGTERM
 
 
 def evaluation_entry(run: Run, algorithm: Any, module_spec: Any, metrics: MetricsLog, steps: int):

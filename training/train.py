@@ -15,6 +15,7 @@ run and prints the command that resumes it. TensorBoard logs go to OUT/NAME/tens
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import json
@@ -38,7 +39,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
-from gofish_env.cli import rules_or_error
+from gofish_env.cli import progress_bar, rules_or_error
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
@@ -461,6 +462,27 @@ class EvaluationCallback(BaseCallback):
         self.state.eval_seconds += time.perf_counter() - start
 
 
+class StepsBar(BaseCallback):
+    """The run's steps as a bar on stderr, as the other commands draw theirs (SB3's own bar
+    writes to stdout, into a piped report)."""
+
+    def __init__(self, budget: int):
+        super().__init__()
+        self.budget = budget
+        self.bar = contextlib.ExitStack()
+
+    def _on_training_start(self) -> None:
+        self.advance = self.bar.enter_context(progress_bar(True, self.budget, "steps"))
+        self.advance(self.model.num_timesteps)
+
+    def _on_step(self) -> bool:
+        self.advance(self.model.num_timesteps)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
 class SelfPlayCallback(BaseCallback):
     """Saves a frozen snapshot of the learner every ``--snapshot-every`` steps and makes
     the opponents a mix of the last snapshots and the scripted CPUs."""
@@ -564,19 +586,25 @@ def make_env(args: Args, rules: Rules, rank: int, seed: int):
     return build
 
 
+def compile_kernels(env: VectorVecEnv) -> None:
+    """Step a throwaway env of the run's kind to its first move: numba compiles (on a first
+    run, for tens of seconds) or loads the kernels here, not in the timed training, and the
+    run's own env and random streams are not touched."""
+    env.seed(0)
+    env.reset()
+    mask = env.reset_infos[0]["action_mask"]
+    env.step(np.flatnonzero(mask)[:1])
+    env.close()
+
+
 def make_vec_env(args: Args, rules: Rules, seed: int):
     """The environments: a GoFishEnv per env in a DummyVecEnv or SubprocVecEnv, or every
     env in one batch of the compiled engine (``--vec-env vector``)."""
     if args.vec_env == "vector":
         opponents = starting_opponents(args)
-        return VectorVecEnv(
-            args.envs,
-            rules,
-            opponents,
-            seat="random",
-            reward=args.reward,
-            compile_rules=args.compile_rules,
-        )
+        settings = {"seat": "random", "reward": args.reward, "compile_rules": args.compile_rules}
+        compile_kernels(VectorVecEnv(1, rules, opponents, **settings))
+        return VectorVecEnv(args.envs, rules, opponents, **settings)
     builders = [make_env(args, rules, rank, seed) for rank in range(args.envs)]
     return VEC_ENVS[args.vec_env](builders)
 
@@ -694,14 +722,17 @@ def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> 
     callbacks = [evaluation, keeper]
     if args.opponents == "selfplay":
         callbacks.append(SelfPlayCallback(args, run.rules, state, run.folder / "snapshots"))
+    bar = StepsBar(state.budget)
+    if args.progress:
+        callbacks.append(bar)
     console.print(f"Training to {state.budget:,} steps, {args.envs} envs -> {run.folder}")
     try:
-        model.learn(
-            state.budget - state.timesteps,  # SB3 counts on from the model's steps
-            callback=CallbackList(callbacks),
-            progress_bar=args.progress,
-            reset_num_timesteps=False,  # and keeps one TensorBoard log across resumes
-        )
+        with bar.bar:  # closed however learning ends, before any message
+            model.learn(
+                state.budget - state.timesteps,  # SB3 counts on from the model's steps
+                callback=CallbackList(callbacks),
+                reset_num_timesteps=False,  # and keeps one TensorBoard log across resumes
+            )
     except EnvFailure as failure:
         keeper.save()
         (run.folder / "error.log").write_text(failure.trace or str(failure))
@@ -719,7 +750,7 @@ def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> 
             f"{state.budget:,} steps in {run.folder}. Go on with:\n  "
             f"{resume_command(run.folder)}"
         )
-        raise SystemExit(130)
+        raise SystemExit(128 + keeper.stop.signum)  # 130 for Ctrl-C, 143 for SIGTERM
     keeper.trained_steps = model.num_timesteps
     if not state.history or state.history[-1]["timesteps"] != model.num_timesteps:
         evaluation.run()  # the curve's last point: the trained model
