@@ -34,6 +34,7 @@ from gofish_env.cli import (
     parse_list,
     parse_players_list,
     progress_bar,
+    report_console,
     run_command,
 )
 from gofish_env.cpus import CPU_LEVELS
@@ -228,7 +229,6 @@ def speed_table(results: Sequence[PairResult]) -> str:
 
 
 def print_table(results: Sequence[PairResult]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="CPU ladder (default rules, duplicate deals)")
@@ -245,7 +245,7 @@ def print_table(results: Sequence[PairResult]) -> None:
             f"{r.fair:.3f}",
             "yes" if r.significant else "[red]NO[/red]",
         )
-    Console().print(table)
+    report_console().print(table)
 
 
 def write_markdown(path: Path, results: Sequence[PairResult], command: str, chart: str) -> None:

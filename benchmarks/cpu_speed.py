@@ -34,6 +34,7 @@ from gofish_env.cli import (
     interrupted_note,
     parse_list,
     parse_players_list,
+    report_console,
 )
 from gofish_env.cpus import make_cpu
 from gofish_env.game import Game
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
                             progress.advance(task)
     except KeyboardInterrupt:
         interrupted = True
-    console = Console()
+    console = report_console()
     if not best:
         console.print(interrupted_note(0, runs))
         raise SystemExit(130)

@@ -51,7 +51,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -62,6 +61,7 @@ from gofish_env.cli import (
     interrupted_note,
     parse_list,
     parse_players_list,
+    report_console,
     rules_or_error,
 )
 from gofish_env.game import Game
@@ -365,10 +365,10 @@ def main(argv: list[str] | None = None) -> None:
         if not item.isdigit() or int(item) < 1:
             parser.error(f"--batch: got {args.batch!r}; allowed: batch sizes >= 1, by commas")
         batches.append(int(item))
-    console = Console()
+    console = report_console()
     with_openspiel = not args.no_openspiel and openspiel_available()
     if not args.no_openspiel and not with_openspiel:
-        console.print('[yellow]pyspiel not found: timing our engines only (pip install ".[bench]")')
+        console.print('[yellow]pyspiel not found: timing our engines only (pip install ".\\[bench]")')
     if with_openspiel and args.rules != "table":
         console.print(
             f"[yellow]note: OpenSpiel plays its default rules; ours play {args.rules!r}, "

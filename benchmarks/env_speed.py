@@ -40,7 +40,6 @@ import time
 import warnings
 
 import numpy as np
-from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
@@ -52,6 +51,7 @@ from gofish_env.cli import (
     interrupted_note,
     parse_list,
     parse_players_list,
+    report_console,
 )
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.vector.gym_vector import GoFishVectorEnv
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     best: dict[tuple[str, int], tuple[float, float]] = {}
     jobs = [(p, name) for _ in range(args.repeats) for p in counts for name in runners]
-    console = Console()
+    console = report_console()
     measured = 0
     interrupted = False
     try:

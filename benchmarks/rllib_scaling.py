@@ -37,7 +37,14 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, progress_bar
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    parse_list,
+    progress_bar,
+    report_console,
+)
 
 
 def build_algorithm(runners: int, envs: int, seed: int):
@@ -98,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         check_count(parser, f"--{flag}", getattr(args, flag))
     counts = [int(value) for value in parse_list(parser, "--machines", args.machines)]
 
-    console = Console()
+    console = report_console()
     if args.measured:
         total, sample, steps = (
             float(value) for value in parse_list(parser, "--measured", args.measured)

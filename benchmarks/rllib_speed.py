@@ -35,7 +35,14 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, progress_bar
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    parse_list,
+    progress_bar,
+    report_console,
+)
 
 PLAYERS = 4
 WARM_UP = 1000  # env steps before the clock starts
@@ -143,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     from gofish_training.rllib_cluster import ray_session
 
     torch.set_num_threads(1)
-    console = Console()
+    console = report_console()
     variants = [BASELINE] * args.baseline + [NUMPY] * args.ablation + [OURS]
     setups = [
         (runners, 1 if variant == BASELINE else envs, variant)

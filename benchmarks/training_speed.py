@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 
-from rich.console import Console
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list
+from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, report_console
 from gofish_training import train
 
 
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"--vec-envs: unknown vec env {vec_env!r}; allowed: {', '.join(train.VEC_ENVS)}"
             )
 
-    console = Console()
+    console = report_console()
     rows = []
     interrupted = False
     try:

@@ -247,6 +247,14 @@ def check_output(
         parser.error(f"{flag}: {problem}")
 
 
+def report_console(stderr: bool = False) -> Console:
+    """A console for a command's tables: on a terminal as wide as the terminal; into a file
+    or a pipe wide enough that no table wraps its cells (rich would assume 80 columns and
+    split a figure over two lines, or cut it)."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 240)
+
+
 @contextlib.contextmanager
 def progress_bar(
     progress: bool | Callable[[int], None],

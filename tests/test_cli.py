@@ -539,3 +539,30 @@ def test_the_master_benchmark_times_every_budget_at_the_same_positions(capsys):
     for cells in timed.values():
         assert float(cells[3]) > 0 and float(cells[4]) > 0
         assert not cells[6].strip().startswith("0%")
+
+
+def test_a_table_into_a_pipe_keeps_each_figure_on_one_line():
+    """Into a file or a pipe (as here, under pytest) a report is wide enough that rich does
+    not split a cell such as ``[0.491, 0.569]`` over two lines."""
+    import io
+
+    from rich.table import Table
+
+    from gofish_env.cli import report_console
+
+    console = report_console()
+    assert console.width == 240
+    table = Table()
+    for header in ("players", "engine", "decisions/s", "95% CI", "vs OpenSpiel"):
+        table.add_column(header)
+    table.add_row(
+        "4",
+        "VectorGame N=1,024 play, rules only, rules compiled in",
+        "11,448,121",
+        "[0.491, 0.569]",
+        "6.88x",
+    )
+    console.file = io.StringIO()
+    console.print(table)
+    row = next(line for line in console.file.getvalue().splitlines() if "VectorGame" in line)
+    assert "[0.491, 0.569]" in row and "11,448,121" in row and "6.88x" in row
