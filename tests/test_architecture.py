@@ -89,7 +89,7 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
     source.mkdir()
     for name in ("gofish_env", "baselines", "training", "web"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
     subprocess.run(
@@ -107,6 +107,8 @@ def test_the_wheel_installs_only_names_that_start_with_gofish(tmp_path):
         assert f"gofish_web/static/{name}" in names
     # The programs keep their folders in the repository and install under gofish names.
     assert "gofish_training/train.py" in names and "gofish_baselines/ladder.py" in names
+    # The license's text travels with it (MIT asks for it with every copy).
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     # Every module travels, subpackages included (a package missing from pyproject's list
     # works in an editable install and is absent from the wheel).
     folders = {"gofish_env": "gofish_env", "baselines": "gofish_baselines"}
