@@ -368,7 +368,8 @@ def main(argv: list[str] | None = None) -> None:
     console = report_console()
     with_openspiel = not args.no_openspiel and openspiel_available()
     if not args.no_openspiel and not with_openspiel:
-        console.print('[yellow]pyspiel not found: timing our engines only (pip install ".\\[bench]")')
+        hint = 'pip install ".\\[bench]"'  # "\\[": not rich markup
+        console.print(f"[yellow]pyspiel not found: timing our engines only ({hint})")
     if with_openspiel and args.rules != "table":
         console.print(
             f"[yellow]note: OpenSpiel plays its default rules; ours play {args.rules!r}, "

@@ -32,6 +32,7 @@ from gofish_env.rules import Rules
 from gofish_env.scene import recent_events, seat_scene, table_scene
 
 DEFAULT_MAX_ASKS = 1000
+MAX_REDEALS = 100  # deals tried for one that does not end the game at once
 RENDER_VIEWS = ("current", "table")
 # Each seat's info, from reset on: its catches and tiebreak points, this step's reward
 # components (unweighted, one key each), and the winners (length P, 1 for each winner)
@@ -212,15 +213,24 @@ class raw_env(AECEnv):
                     "options['game']: its rules differ from the env's rules "
                     f"({game.rules.describe()} vs {self.rules.describe()})"
                 )
+            if game.is_over:
+                raise ValueError("options['game']: the game is over; allowed: a game in play")
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         if "game" in options:
             self._start, self._start_events = game, game.num_events
             game = copy.deepcopy(game)
         else:
-            deal_seed = int(self._seed_rng.integers(2**63))
+            # A deal that ends the game at once (possible under some house rules: every hand
+            # laid out, or one emptied, at the deal) is dealt again: an episode has a move.
+            for _ in range(MAX_REDEALS):
+                deal_seed = int(self._seed_rng.integers(2**63))
+                game = new_game(self.rules, deal_seed)
+                if not game.is_over:
+                    break
+            else:
+                raise RuntimeError(f"every one of {MAX_REDEALS} deals ended the game at once")
             self._start = deal_seed
-            game = new_game(self.rules, deal_seed)
         self._begin(game)
 
     def _begin(self, game) -> None:
@@ -237,9 +247,10 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self._earned_last = None  # the first _apply_events builds rewards and infos
         # An AEC episode starts at zero reward (PettingZoo's api_test checks it), so what
-        # the deal earns (catches laid in opening hands) is paid with the first step.
-        self._unpaid = [] if game.is_over else game.events
-        self._apply_events([] if self._unpaid else game.events)
+        # the deal earns (catches laid in opening hands) is paid with the first step. A
+        # position in play (a game given after asks) owes nothing for what came before it.
+        self._unpaid = game.events if game.num_asks == 0 else []
+        self._apply_events([])
         self._update_selection(self.possible_agents[0])
 
     def step(self, action: int | None) -> None:

@@ -16,6 +16,7 @@ import pickle
 import random
 import re
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from helpers import (
@@ -451,6 +452,69 @@ def test_reset_with_a_game_starts_from_that_exact_position():
     # A later reset without a game deals a fresh random game again.
     env.reset(seed=5)
     assert env.game.pool_size == 52 - 3 * 7
+
+
+def test_a_position_in_play_pays_nothing_for_the_catches_before_it():
+    # 37 random asks into a game, three catches laid: the first step from there pays only
+    # what it earns, as the same position written out with Game.from_hands does.
+    rules = Rules(players=3)
+    game = Game(rules, seed=3)
+    chooser = random.Random(0)
+    while sum(len(game.catches(seat)) for seat in range(3)) < 3:
+        game.ask(*chooser.choice(game.legal_asks()))
+    written = Game.from_hands(
+        [game.hand(seat) for seat in range(3)],
+        game.pool_cards(),
+        rules=rules,
+        first_player=game.current_player,
+        catches=[game.catches(seat) for seat in range(3)],
+    )
+    paid = []
+    for start in (game, written):
+        env = gofish_env.raw_env(rules=rules, reward="catches")
+        env.reset(options={"game": start})
+        assert all(reward == 0 for reward in env.rewards.values())
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+        paid.append(env.rewards)
+    assert paid[0] == paid[1]
+    assert sum(paid[0].values()) <= 1  # at most the one catch this ask can lay
+    # The same in the single-agent envs, the compiled one included.
+    learner = game.current_player
+
+    def lowest(observation, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    for make in (
+        lambda: gofish_env.GoFishEnv(rules=rules, seat=learner, opponents=lowest),
+        lambda: gym.make_vec("GoFish-v0", 1, rules=rules, seat=learner, opponents=lowest),
+    ):
+        first = []
+        for start in (game, written):
+            env = make()
+            if isinstance(env, gym.vector.VectorEnv):
+                _, infos = env.reset(options={"games": [start]})
+                action = np.array([lowest(None, infos["action_mask"][0])])
+            else:
+                _, info = env.reset(options={"game": start})
+                action = lowest(None, info["action_mask"])
+            first.append(float(np.sum(env.step(action)[1])))
+        assert first[0] == first[1] <= 1
+
+
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+def test_a_game_that_is_over_is_refused_and_a_deal_that_ends_the_game_is_dealt_again():
+    # Pairs of a 2-card deal to 6 seats, the first hand emptied by a catch wins: about a
+    # third of the deals are over at once. An episode starts at zero reward with a move.
+    rules = Rules(players=6, set_size=2, winner="first_empty", deal=2)
+    over = next(game for game in (Game(rules, seed=s) for s in range(100)) if game.is_over)
+    env = gofish_env.raw_env(rules=rules)
+    with pytest.raises(ValueError, match=r"options\['game'\]: the game is over"):
+        env.reset(options={"game": over})
+    for seed in range(40):
+        env.reset(seed=seed)
+        assert not env.game.is_over and env.agents
+        assert all(reward == 0 for reward in env._cumulative_rewards.values())
+    api_test(gofish_env.env(rules=rules), num_cycles=30)
 
 
 def test_reset_with_a_game_of_other_rules_raises():

@@ -229,14 +229,16 @@ class VectorGame:
         S.least[g], S.most[g], S.sure[g] = known.least, known.most, known.sure_hit_most
         S.skips[g], S.unlaid[g] = known.skips_sure_hits, known.unlaid
         S.buffer[g], S.ring[g] = encoder.buffer, encoder.ask_ring
-        # Everything in the log is unpaid: the environments pay it with the first step.
-        for event in game.events:
+        # What an opening position (the deal) earned is unpaid: the environments pay it
+        # with the first step, as the AEC env does. A position in play owes nothing.
+        opening = game.events if game.num_asks == 0 else []
+        for event in opening:
             if isinstance(event, Catch):
                 points = RANK_POINTS[event.rank]
                 S.parts[g, event.seat, 0] += 1.0
                 S.parts[g, event.seat, 1] += points / 14.0
                 S.parts[g, event.seat, 2] += points * K.tiebreak_scale
-        for seat in game.winners:
+        for seat in game.winners if opening else ():
             S.parts[g, seat, 3] += 1.0 / len(game.winners)
         for index, record in enumerate(known.asks):
             wanted = record.rank if record.card is None else record.card
