@@ -262,7 +262,9 @@ class GoFishEnv(gym.Env):
         else:
             raise RuntimeError(f"no game in {MAX_REDEALS} deals let the learner move")
         self._ready = True
-        return self._observation(), self._info()
+        # What the learner earned before its first move is paid with step 1, with its
+        # components: the reset info reports none (as the AEC env's reset infos).
+        return self._observation(), self._info(paid=False)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self._ready:
@@ -278,7 +280,7 @@ class GoFishEnv(gym.Env):
                 self.aec.step(action)  # raises IllegalAsk with the reason
                 raise IllegalAsk(f"action {action} is not legal now")
             self._illegal_end = True
-            info = self._info()
+            info = self._info(paid=False)  # the step pays illegal_reward and nothing else
             return self._observation(), self.illegal_reward, True, False, info
         aec = self.aec
         asks = aec.game.num_asks
@@ -385,14 +387,16 @@ class GoFishEnv(gym.Env):
             return np.zeros(self.action_space.n, dtype=bool)
         return self._learner_view()["action_mask"].astype(bool)
 
-    def _info(self) -> dict:
+    def _info(self, paid: bool = True) -> dict:
         """The learner's info (``INFO_KEYS``): numbers and fixed-shape arrays, fresh on
-        every call (callers may keep what they are given)."""
+        every call (callers may keep what they are given). The ``reward_*`` components are
+        the ones this step pays; ``paid=False`` (reset, an illegal step) reports zeros."""
         aec_info = self.aec.infos[self._agent]
+        components = self._components if paid else dict.fromkeys(self._components, 0.0)
         return {
             "catches": aec_info["catches"],
             "tiebreak_points": aec_info["tiebreak_points"],
-            **self._components,
+            **components,
             "winners": aec_info["winners"].copy(),
             "seat": self.seat,
             "illegal_action": self._illegal_end,

@@ -23,7 +23,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from helpers import MISMATCH_4_TO_3, position, rank
 
-from gofish_env import GoFishEnv, IllegalAsk, Rules
+from gofish_env import Game, GoFishEnv, IllegalAsk, Rules
 from gofish_env.agent_files import AgentFileError
 from gofish_env.cards import RANK_POINTS
 from gofish_env.cpus import RandomCPU
@@ -330,6 +330,57 @@ def test_a_catch_at_the_deal_comes_with_the_learners_first_step():
         1 for event in env.aec.game.events if isinstance(event, Catch) and event.seat == 1
     )
     assert reward == pytest.approx(learner_catches) and reward >= 1
+
+
+REWARD_KEYS = ("reward_catch", "reward_catch_points", "reward_tiebreak", "reward_win")
+
+
+def dealt_a_catch() -> Game:
+    """Seat 1 (the learner) is dealt four 5s; seat 0 moves first."""
+    return position(
+        ["2C 3C 4C 6C 7C 8C 9C", "5C 5D 5H 5S 2H 3H 4H", "2D 3D 4D 6D 7D 8D 9D"],
+        pool_top=["JC", "JD", "JH", "QC", "QD", "QH"],
+        rules=Rules(players=3),
+    )
+
+
+def test_the_reward_infos_of_a_catch_at_the_deal_come_with_the_step_that_pays_it():
+    # Summed over reset and the steps, the components count the catch once, as the rewards.
+    env = GoFishEnv(players=3, seat=1, opponents=first_legal, reward="catches")
+    _, info = env.reset(options={"game": dealt_a_catch()})
+    assert info["catches"] == 1
+    assert [info[key] for key in REWARD_KEYS] == [0.0] * 4
+    _, reward, *_, info = env.step(first_legal(None, env.action_masks()))
+    assert reward >= 1 and info["reward_catch"] == reward
+
+
+def test_an_illegal_step_reports_no_reward_component():
+    # The catch laid at the deal is not paid when step 1 is illegal: nor are its components.
+    env = GoFishEnv(players=3, seat=1, opponents=first_legal, reward="catches")
+    env.reset(options={"game": dealt_a_catch()})
+    _, reward, terminated, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert reward == -1.0 and terminated and info["illegal_action"]
+    assert [info[key] for key in REWARD_KEYS] == [0.0] * 4
+
+
+@pytest.mark.parametrize("seat", [1, "random"])
+def test_reward_infos_summed_from_reset_on_are_the_rewards_paid(seat):
+    # The pairs game lays catches at most deals; each info's components, weighted, are its
+    # step's reward, and the reset info pays nothing.
+    rules = Rules.preset("pairs", players=3)
+    env = GoFishEnv(rules=rules, seat=seat, opponents="random", reward="catches+tiebreak")
+    rng = random.Random(5)
+    earned_before_step_1 = 0
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        assert [info[key] for key in REWARD_KEYS] == [0.0] * 4
+        earned_before_step_1 += info["catches"] > 0
+        done = False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(random_legal(env, rng))
+            assert reward == pytest.approx(info["reward_catch"] + info["reward_tiebreak"])
+            done = terminated or truncated
+    assert earned_before_step_1 > 0
 
 
 @pytest.mark.parametrize("name", ["table", "quick", "pairs"])

@@ -274,6 +274,65 @@ def test_an_illegal_action_ends_its_episode_or_raises():
         assert np.array_equal(array, kept)
 
 
+REWARD_KEYS = ("reward_catch", "reward_catch_points", "reward_tiebreak", "reward_win")
+
+
+def lowest(observation, mask) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_the_reward_infos_of_a_catch_at_the_deal_come_with_the_step_that_pays_it():
+    # Pairs, 2 players: in deal 1 the learner (seat 1) lays a pair at the deal, paid with
+    # step 1. Neither env reports it at reset; a first step that is illegal pays nothing.
+    rules = Rules.preset("pairs", players=2)
+    game = Game(rules, seed=1)
+    assert game.catches(1) and game.current_player == 0
+    kwargs = {"rules": rules, "seat": 1, "opponents": lowest, "reward": "catches"}
+    vector = GoFishVectorEnv(2, **kwargs)
+    _, infos = vector.reset(options={"games": [copy.deepcopy(game), copy.deepcopy(game)]})
+    env = GoFishEnv(**kwargs)
+    _, info = env.reset(options={"game": copy.deepcopy(game)})
+    for key in REWARD_KEYS:
+        assert info[key] == 0.0 and not infos[key].any(), key
+    legal = lowest(None, info["action_mask"])
+    actions = np.array([legal, int(np.flatnonzero(~info["action_mask"])[0])])
+    _, rewards, terminated, _, infos = vector.step(actions)
+    _, reward, *_, info = env.step(legal)
+    assert rewards[0] == reward == info["reward_catch"] == infos["reward_catch"][0] >= 2
+    assert rewards[1] == -1.0 and terminated[1] and infos["illegal_action"][1]
+    for key in REWARD_KEYS:
+        assert infos[key][1] == 0.0, key
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_reward_infos_are_what_each_step_pays_from_reset_on(mode):
+    # The pairs game lays catches at most deals: a new episode's first info (at reset, and
+    # where the env restarts a game) pays nothing; each step's components are its reward.
+    rules = Rules.preset("pairs", players=3)
+    env = GoFishVectorEnv(
+        4, rules=rules, seat="random", reward="catches+tiebreak", autoreset_mode=mode
+    )
+    _, infos = env.reset(seed=2)
+    assert not any(infos[key].any() for key in REWARD_KEYS)
+    chooser = np.random.default_rng(2)
+    restarts = 0
+    restarting = np.zeros(4, bool)  # next_step: the envs this step restarts
+    for _ in range(300):
+        actions = random_actions(infos["action_mask"], chooser)
+        _, rewards, terminated, truncated, infos = env.step(actions)
+        paid = {key: infos[key] for key in REWARD_KEYS}
+        done = terminated | truncated
+        started = done if mode == "same_step" else restarting
+        for key in REWARD_KEYS:  # a new episode's first info
+            assert not infos[key][started].any(), key
+            if mode == "same_step" and done.any():  # the ending step's info: final_info
+                paid[key] = np.where(done, infos["final_info"][key], infos[key])
+        assert np.allclose(rewards, paid["reward_catch"] + paid["reward_tiebreak"])
+        restarts += int((started & (infos["catches"] > 0)).sum())
+        restarting = done
+    assert restarts > 3  # new episodes with catches before the learner's first step
+
+
 @pytest.mark.parametrize("outside", [-1, 26])
 def test_an_action_outside_the_action_space_is_refused_and_changes_nothing(outside):
     env = GoFishVectorEnv(2, players=3, opponents="random")

@@ -113,6 +113,9 @@ class LearnerBatch:
         self.rewards = np.zeros(n)
         self.components = np.zeros((n, len(COMPONENTS)))
         self.illegal = np.zeros(n, bool)
+        # Games not stepped since their start: what the learner earned before its first move
+        # is paid with step 1, so their infos report no reward components yet.
+        self.unpaid = np.zeros(n, bool)
         self.env_rng = np.zeros(n, np.uint64)
         # Each game's opponents as seated at its deal: the slots (``set_opponents``), the
         # member of each slot at each seat, and the Python players by (slot, member). A game
@@ -159,6 +162,7 @@ class LearnerBatch:
             self.rewards[pending] = 0.0
             self.components[pending] = 0.0
             self.illegal[pending] = False
+            self.unpaid[pending] = True
             self._play_opponents(self._mask(pending))
             done = self.done()[pending]
             if not done.any():
@@ -243,6 +247,7 @@ class LearnerBatch:
             game = int(np.flatnonzero(illegal)[0])
             raise IllegalAsk(f"env {game}: action {int(actions[game])} is not legal now")
         self.illegal |= illegal
+        self.unpaid[active] = False
         go = active & legal
         K, S = batch.kernel_constants, batch.kernel_state
         play.apply_actions(
@@ -335,15 +340,18 @@ class LearnerBatch:
         return self.batch.observe(self.learner[games], games)
 
     def infos(self) -> dict[str, np.ndarray]:
-        """The learners' info arrays, the keys of ``GoFishEnv``'s info."""
+        """The learners' info arrays, the keys of ``GoFishEnv``'s info. The ``reward_*``
+        components are what the last step pays: zeros in a game just started (its earnings
+        so far come with step 1) and after an illegal action (it pays the penalty alone)."""
         state = self.batch.state
         rows = np.arange(self.num_envs)
         info: dict[str, np.ndarray] = {
             "catches": state.catch_count[rows, self.learner].astype(np.int64),
             "tiebreak_points": state.points[rows, self.learner].astype(np.int64),
         }
+        paid = ~(self.unpaid | self.illegal)
         for index, name in enumerate(COMPONENTS):
-            info[f"reward_{name}"] = self.components[:, index].copy()
+            info[f"reward_{name}"] = np.where(paid, self.components[:, index], 0.0)
         info["winners"] = state.winners.copy()
         info["seat"] = self.learner.copy()
         info["illegal_action"] = self.illegal.copy()
