@@ -80,6 +80,66 @@ def test_selfplay_exposes_every_seat_and_pays_every_catch():
         assert (info["win_share"] > 0) == (seat in game.winners)
 
 
+def returns_of(steps) -> dict[str, float]:
+    """Each agent's episode return: the rewards of every step of ``play``, summed."""
+    earned: dict[str, float] = {}
+    for _, step_rewards in steps:
+        for agent, reward in step_rewards.items():
+            earned[agent] = earned.get(agent, 0.0) + reward
+    return earned
+
+
+@pytest.mark.parametrize("rules", ["table", "pairs"])
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize(
+    ("opponents", "learner_seats"),
+    [("selfplay", None), ("random", None), ("easy", None), ("mix:random,snapshot", 1)],
+)
+def test_every_exposed_seat_is_paid_every_catch_it_laid(rules, players, opponents, learner_seats):
+    # Catches laid before a seat's first move (at the deal, common in the pairs game, or on
+    # the CPUs' turns when they move first) are paid too, with its next reward.
+    config = {"players": players, "rules": rules, "opponents": opponents}
+    if learner_seats is not None:
+        config["learner_seats"] = learner_seats
+    env = GoFishMultiAgentEnv(config)
+    chooser = np.random.default_rng(0)
+    for seed in range(25):
+        steps, _ = play(env, seed, chooser)
+        earned = returns_of(steps)
+        game = env.aec.game
+        for agent in env.agents:  # the "catches" reward: 1 a catch, deal included
+            laid = len(game.catches(int(agent.rpartition("_")[2])))
+            assert earned.get(agent, 0.0) == laid, (seed, agent)
+
+
+def test_catches_laid_before_the_first_move_are_paid_with_the_next_reward():
+    # Seed 2: a random CPU moves first, and the learner's seat has a catch pending (laid at
+    # the deal or on the CPUs' turns) when reset() returns; it was once dropped.
+    env = GoFishMultiAgentEnv({"players": 4, "rules": "pairs", "opponents": "random"})
+    observations, _ = env.reset(seed=2)
+    (agent,) = observations
+    seat = int(agent.rpartition("_")[2])
+    pending = env.aec._cumulative_rewards[f"player_{seat}"]
+    assert env.aec.game.num_asks > 0 and pending > 0
+    chooser, earned, over = np.random.default_rng(0), 0.0, False
+    while not over:
+        legal = np.flatnonzero(observations[agent]["action_mask"])
+        result = env.step({agent: int(chooser.choice(legal))})
+        observations, rewards, terminated, truncated, _ = result
+        earned += rewards.get(agent, 0.0)
+        over = terminated["__all__"] or truncated["__all__"]
+    assert earned == len(env.aec.game.catches(seat)) == 7
+
+
+def test_an_illegal_first_ask_pays_only_the_penalty_even_with_catches_pending():
+    env = GoFishMultiAgentEnv({"players": 4, "rules": "pairs", "opponents": "random"})
+    observations, _ = env.reset(seed=2)
+    ((agent, observation),) = observations.items()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, rewards, terminated, _, _ = env.step({agent: illegal})
+    assert terminated["__all__"] and rewards == {agent: -1.0}
+
+
 def test_each_step_shows_only_the_seat_to_move():
     env = GoFishMultiAgentEnv({"players": 3})
     steps, _ = play(env, 3, np.random.default_rng(1))

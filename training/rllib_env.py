@@ -19,7 +19,9 @@ seats the learner holds (default: all with self-play, else 1); which seats, and 
 seat's member, are drawn at every reset from the env's seeded generator.
 
 Turn-based: a step's observation dict holds only the seat to move, with the reward it
-earned since its last move (RLlib credits it to that move). When the game ends, every
+earned since its last move (RLlib credits it to that move). What a seat earned before its
+first move (catches laid at the deal, or on the CPUs' turns when they move first) is paid
+with its reward after that move, so its rewards sum to its return. When the game ends, every
 exposed seat gets its last observation and what it earned, and its info says its share of
 the win (``win_share``: 1/k for one of k winners). A game cut off at ``max_asks`` asks is
 truncated. A game that ends before any exposed seat moves (possible under early-ending
@@ -207,6 +209,12 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
         self._rng = np.random.default_rng(derive_seed(0, self.worker_index))
         self._seat_agents: list[str | None] = [None] * players  # None: a CPU seat
         self._seat_cpus: dict[int, Any] = {}
+        # What an exposed seat earned that the AEC env no longer holds and RLlib has not
+        # been given yet: the AEC env zeroes a seat's cumulative reward when it moves, and
+        # reset() returns no rewards, so what the first seat to move earned before reset()
+        # returned (its catches at the deal, catches on the CPUs' turns) is kept here and
+        # paid with its next reward.
+        self._owed: dict[str, float] = {}
         self.agents = []
 
     # ------------------------------------------------------------------ episode
@@ -224,7 +232,10 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError(f"no game in {MAX_REDEALS} deals let a learner or snapshot move")
         self.agents = [agent for agent in self._seat_agents if agent is not None]
         agent = self._to_move()
-        return {agent: self.aec.observe(self._aec_agent(agent))}, {}
+        aec_agent = self._aec_agent(agent)
+        # Its first step zeroes its cumulative reward in the AEC env before RLlib has seen it.
+        self._owed = {agent: float(self.aec._cumulative_rewards[aec_agent])}
+        return {agent: self.aec.observe(aec_agent)}, {}
 
     def _seat_players(self) -> None:
         """Draw this game's seats: which the learner holds, and who sits in the others."""
@@ -265,7 +276,7 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
         agent = self._to_move()
         aec_agent = self._aec_agent(agent)
         observations = {agent: aec.observe(aec_agent)}
-        rewards = {agent: float(aec._cumulative_rewards[aec_agent])}
+        rewards = {agent: self._earned(agent)}
         return observations, rewards, {"__all__": False}, {"__all__": False}, {}
 
     def _final_step(self, offender: str | None = None):
@@ -281,7 +292,7 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
             aec_agent = self._aec_agent(agent)
             seat = aec.agent_name_mapping[aec_agent]
             observations[agent] = aec.observe(aec_agent)
-            rewards[agent] = float(aec._cumulative_rewards[aec_agent])
+            rewards[agent] = self._earned(agent)
             infos[agent] = {
                 "win_share": 1.0 / len(winners) if seat in winners else 0.0,
                 "illegal_action": agent == offender,
@@ -292,6 +303,13 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
         truncated = dict.fromkeys(self.agents, not over)
         terminated["__all__"], truncated["__all__"] = over, not over
         return observations, rewards, terminated, truncated, infos
+
+    def _earned(self, agent: str) -> float:
+        """What ``agent`` earned since its last move (since the deal before its first), now
+        paid: the AEC env's cumulative reward and anything owed from ``reset()``."""
+        return float(self.aec._cumulative_rewards[self._aec_agent(agent)]) + self._owed.pop(
+            agent, 0.0
+        )
 
     def _play_cpus(self) -> None:
         """The CPU seats move until an exposed seat is to move or the game is over."""
