@@ -501,6 +501,7 @@ def test_a_position_in_play_pays_nothing_for_the_catches_before_it():
         assert first[0] == first[1] <= 1
 
 
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 def test_a_game_that_is_over_is_refused_and_a_deal_that_ends_the_game_is_dealt_again():
     # Pairs of a 2-card deal to 6 seats, the first hand emptied by a catch wins: about a
