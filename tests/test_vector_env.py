@@ -245,6 +245,44 @@ def test_same_step_autoreset_gives_the_final_observation_and_info():
     assert infos["final_info"]["catches"][ended] > 0 and infos["catches"][ended] == 0
 
 
+def test_same_step_final_info_holds_the_ended_envs_only_as_gymnasiums_own_vector_envs():
+    # The same three games in both (deterministic players): at the first step that ends some
+    # but not all of them, final_info's masks are the ended envs and the other rows zeros.
+    rules = Rules(players=3)
+    games = starting_games(rules, 3, seed=3)
+    kwargs = {"rules": rules, "seat": 0, "opponents": lowest, "reward": "catches+tiebreak"}
+    vector = GoFishVectorEnv(3, autoreset_mode="same_step", **kwargs)
+    _, infos = vector.reset(options={"games": [copy.deepcopy(game) for game in games]})
+    sync = gym.vector.SyncVectorEnv(
+        [lambda: GoFishEnv(**kwargs)] * 3, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+    )
+    sync.reset(seed=0)
+    for env, game in zip(sync.envs, games, strict=True):
+        env.reset(options={"game": copy.deepcopy(game)})
+    for _ in range(1000):
+        actions = np.array([lowest(None, mask) for mask in infos["action_mask"]])
+        _, _, terminated, truncated, infos = vector.step(actions)
+        _, _, sync_terminated, sync_truncated, sync_infos = sync.step(actions)
+        done = terminated | truncated
+        assert np.array_equal(done, sync_terminated | sync_truncated)
+        if done.any():
+            break
+    assert 0 < done.sum() < 3
+    assert np.array_equal(infos["_final_info"], sync_infos["_final_info"])
+    assert np.array_equal(infos["_final_obs"], sync_infos["_final_obs"])
+    final, expected = infos["final_info"], sync_infos["final_info"]
+    assert sorted(final) == sorted(expected)
+    for key in INFO_KEYS:
+        assert np.array_equal(final[f"_{key}"], done), key
+        assert np.array_equal(final[key], expected[key]), key
+        assert not final[key][~done].any(), key
+    for row in range(3):
+        if done[row]:
+            assert np.array_equal(infos["final_obs"][row], sync_infos["final_obs"][row])
+        else:
+            assert infos["final_obs"][row] is None
+
+
 def test_disabled_autoreset_waits_for_a_partial_reset():
     env = GoFishVectorEnv(2, players=2, opponents="random", autoreset_mode="disabled")
     _, infos = env.reset(seed=3)

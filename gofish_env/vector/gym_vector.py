@@ -175,7 +175,14 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
             final_obs = np.full(self.num_envs, None, dtype=object)
             for env in np.flatnonzero(done):
                 final_obs[env] = observations[env].copy()
-            final_info = {key: value.copy() for key, value in infos.items()}
+            # As Gymnasium's own vector envs: each key's mask is the ended envs, and the
+            # other rows are zeros (they have no final info).
+            final_info = {}
+            for key, value in infos.items():
+                if not key.startswith("_"):
+                    final_info[key] = np.zeros_like(value)
+                    final_info[key][done] = value[done]
+                    final_info[f"_{key}"] = done.copy()
             games = np.flatnonzero(done)
             learners.start(games)
             observations[games] = learners.observations(games)
