@@ -52,6 +52,50 @@ def check_seat(seat: Any, players: int) -> None:
         raise ValueError(f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}")
 
 
+def asks_before_learner(rules: Rules, seat: int | str) -> tuple[int, int, int]:
+    """The fewest asks the opponents can make before the learner's first move, in the worst
+    seating: ``(asks, learner's seat, first asker)``. Each seat from the first asker up to the
+    learner asks at least once (a hit asks again); with ``after_miss="asked"`` one miss can
+    pass the turn to the learner. With ``seat`` or ``first_player`` ``"random"``, the worst
+    of the seatings they can draw."""
+    players = rules.players
+    seats = range(players) if seat == "random" else [int(seat)]
+    if rules.first_player == "random":
+        firsts = range(players)
+    else:
+        firsts = [0 if rules.first_player == "dealer_left" else int(rules.first_player)]
+
+    def asks(learner: int, first: int) -> int:
+        if learner == first:
+            return 0
+        return 1 if rules.after_miss == "asked" else (learner - first) % players
+
+    return max((asks(s, f), s, f) for s in seats for f in firsts)
+
+
+def check_max_asks(max_asks: int, rules: Rules, seat: int | str) -> None:
+    """Refuse an ask limit that the opponents' asks before the learner's first move use up
+    (in some seating the env can draw): such an episode is truncated before the learner
+    has a move. Checked once, when the env is made."""
+    asks, learner, first = asks_before_learner(rules, seat)
+    if max_asks <= asks:
+        where = "a random seat" if seat == "random" else f"seat {learner}"
+        raise ValueError(
+            f"max_asks: got {max_asks}; with {rules.players} players, the learner at {where} "
+            f"and seat {first} asking first, the opponents make at least {asks} asks before "
+            f"the learner's first move, so the episode would be truncated before it; "
+            f"allowed: at least {asks + 1} (more leaves room for the opponents' hits)"
+        )
+
+
+def truncated_before_learner(max_asks: int, seat: int) -> ValueError:
+    """The error of a reset whose opponents used up ``max_asks`` before the learner moved."""
+    return ValueError(
+        f"max_asks: the opponents made all {max_asks} asks before the learner's first move "
+        f"(seat {seat}), so the episode was truncated before it; allowed: a larger max_asks"
+    )
+
+
 class OpponentError(RuntimeError):
     """An opponent inside ``GoFishEnv`` failed on its move: it chose an illegal ask (or
     something that is not an action), or raised while choosing. The message names the
@@ -187,6 +231,7 @@ class GoFishEnv(gym.Env):
         self.rules = self.aec.rules
         players = self.rules.players
         check_seat(seat, players)
+        check_max_asks(max_asks, self.rules, seat)
         self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
         self.seat_choice = seat
         self.illegal_action = illegal_action
@@ -257,6 +302,8 @@ class GoFishEnv(gym.Env):
             self._play_opponents("reset() did not complete; call reset() again")
             if not self._done():
                 break
+            if not self.aec.terminations[self._agent]:  # truncated: no deal would do better
+                raise truncated_before_learner(self.aec.max_asks, self.seat)
             if options and "game" in options:
                 raise ValueError("options['game']: the game ends before the learner's first move")
         else:

@@ -420,6 +420,40 @@ def test_truncation_after_max_asks():
     assert env.aec.game.num_asks == 6 and not env.aec.game.is_over
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "least"),
+    [
+        ({"players": 4, "seat": 3}, 4),  # seats 0, 1 and 2 ask first
+        ({"players": 4, "seat": "random"}, 4),
+        ({"players": 3, "seat": 1}, 2),
+        ({"rules": Rules(players=4, first_player="random"), "seat": 0}, 4),
+        ({"rules": Rules(players=5, first_player=2), "seat": 1}, 5),
+        ({"rules": Rules(players=4, after_miss="asked"), "seat": 3}, 2),  # 0 asks 3, a miss
+    ],
+)
+def test_an_ask_limit_the_opponents_use_up_before_the_learner_moves_is_refused(kwargs, least):
+    with pytest.raises(ValueError, match=rf"max_asks: got {least - 1};.* at least {least}"):
+        GoFishEnv(**kwargs, max_asks=least - 1)
+    GoFishEnv(**kwargs, max_asks=least)  # the learner may move (if the asks before miss)
+    _, info = GoFishEnv(players=4, seat=0, max_asks=1).reset(seed=0)  # it asks first
+    assert info["action_mask"].any()
+
+
+def test_a_reset_whose_opponents_reach_the_ask_limit_raises_instead_of_dealing_again():
+    # Seat 3 moves after three misses; a hit among them uses up max_asks=4 first. Such a
+    # deal is not dealt again (another deal would not lift the limit): ValueError.
+    env = GoFishEnv(players=4, seat=3, max_asks=4, opponents="random")
+    outcomes = []
+    for seed in range(12):
+        try:
+            env.reset(seed=seed)
+            outcomes.append(env.aec.game.num_asks == 3)
+        except ValueError as error:
+            assert str(error).startswith("max_asks: the opponents made all 4 asks before")
+            outcomes.append(None)
+    assert None in outcomes and True in outcomes
+
+
 # ----------------------------------------------------------------------------- illegal actions
 
 

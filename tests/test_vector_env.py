@@ -444,6 +444,8 @@ def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs()
         ({"illegal_reward": float("inf")}, "illegal_reward: got inf; allowed: a finite number"),
         ({"rules": "chess"}, "rules: unknown preset 'chess'; allowed: table"),
         ({"max_asks": 0}, "max_asks: got 0; allowed: an integer >= 1"),
+        ({"seat": 3, "max_asks": 3}, "max_asks: got 3; with 4 players, the learner at seat 3"),
+        ({"seat": "random", "max_asks": 2}, "max_asks: got 2; .* at least 4"),
         ({"reward": "gold"}, "reward: unknown scheme 'gold'"),
         ({"rules": Rules(match_target=10)}, "match_target: got 10; the vector engine plays single"),
     ],
@@ -451,6 +453,21 @@ def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs()
 def test_bad_arguments_are_refused_by_name(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         GoFishVectorEnv(**{"num_envs": 2, **kwargs})
+
+
+def test_a_reset_whose_opponents_reach_the_ask_limit_raises_instead_of_dealing_again():
+    # As GoFishEnv: seat 3 moves after three misses, and a hit among them uses up
+    # max_asks=4; such a deal is not dealt again (no deal lifts the limit): ValueError.
+    outcomes = []
+    for seed in range(12):
+        env = GoFishVectorEnv(1, players=4, seat=3, max_asks=4, opponents="random")
+        try:
+            env.reset(seed=seed)
+            outcomes.append(int(env.learners.batch.state.num_asks[0]) == 3)
+        except ValueError as error:
+            assert str(error).startswith("env 0: max_asks: the opponents made all 4 asks")
+            outcomes.append(None)
+    assert None in outcomes and True in outcomes
 
 
 # ------------------------------------------------------------------------------ self-play

@@ -15,7 +15,13 @@ import numpy as np
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.game import IllegalAsk
-from gofish_env.gym_env import MAX_REDEALS, OpponentError, check_seat
+from gofish_env.gym_env import (
+    MAX_REDEALS,
+    OpponentError,
+    check_max_asks,
+    check_seat,
+    truncated_before_learner,
+)
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
@@ -98,6 +104,7 @@ class LearnerBatch:
         check_seat(seat, players)
         if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
+        check_max_asks(max_asks, rules, seat)
         self.rules = rules
         self.seat_choice = seat
         self.max_asks = max_asks
@@ -150,7 +157,8 @@ class LearnerBatch:
     def start(self, games: np.ndarray, positions=None) -> None:
         """New episodes at ``games``: a deal (or the given ``positions``, Python ``Game``s),
         a learner's seat, the opponents, and their moves up to the learner's first turn. A
-        deal that ends before then is dealt again."""
+        deal whose game ends before then is dealt again; one that reaches ``max_asks``
+        before then raises ``ValueError``."""
         games = np.asarray(games, np.int64)
         if positions is not None:
             self._copy_positions(games, positions)
@@ -167,6 +175,11 @@ class LearnerBatch:
             done = self.done()[pending]
             if not done.any():
                 return
+            cut = self.truncated()[pending]
+            if cut.any():  # the ask limit, not the deal: no deal would do better
+                game = int(pending[cut][0])
+                error = truncated_before_learner(self.max_asks, int(self.learner[game]))
+                raise ValueError(f"env {game}: {error}")
             if positions is not None:
                 raise ValueError("options['games']: a game ends before the learner's first move")
             pending = pending[done]
