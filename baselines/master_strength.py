@@ -181,8 +181,8 @@ def compare(records: list[GameRecord], other: list[GameRecord]) -> dict | None:
         return None
     return {
         "deals": len(deals),
-        "share": round(float(np.mean([mine[deal] for deal in deals])), 4),
-        "other": round(float(np.mean([theirs[deal] for deal in deals])), 4),
+        "share": float(np.mean([mine[deal] for deal in deals])),
+        "other": float(np.mean([theirs[deal] for deal in deals])),
         "paired": mean_and_interval([mine[deal] - theirs[deal] for deal in deals]),
     }
 
@@ -197,10 +197,10 @@ def report(records: list[GameRecord], players: int, simulations: int, seed: int)
         "players": players,
         "simulations": simulations,
         "deals": len({record.deal for record in records}),
-        "share": round(master.win_rate, 4),
-        "low": round(low, 4),
-        "high": round(high, 4),
-        "fair": round(1 / players, 4),
+        "share": master.win_rate,  # full precision: rounded where shown
+        "low": low,
+        "high": high,
+        "fair": 1 / players,
         "ms_master": round(ms[0], 2),
         "ms_expert": round(ms[1], 2),
     }

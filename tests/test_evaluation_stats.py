@@ -23,6 +23,34 @@ def test_ratio_interval_weights_groups_by_their_seats():
     assert ratio_interval(np.array([0.0, 1.0]), np.array([0.0, 1.0]))[1] is None
 
 
+@pytest.mark.parametrize("truth", [0.02, 0.05, 0.25, 0.5])
+def test_a_share_interval_covers_the_truth_95_percent_of_the_time_near_0_too(truth):
+    # 30 deals of 4 seat-games, each a win with chance `truth`: r +- t * error covered a
+    # share of 0.02 about 71% of the time, and was a point whenever no seat won.
+    rng = np.random.default_rng(7)
+    covered, points = 0, 0
+    for _ in range(2000):
+        wins = rng.binomial(4, truth, 30).astype(float)
+        _, (low, high) = ratio_interval(wins, np.full(30, 4.0), share=True)
+        covered += low <= truth <= high
+        points += low == high
+    assert 0.93 <= covered / 2000 <= 0.99
+    assert points == 0
+
+
+def test_a_share_interval_is_wilsons_on_independent_seats():
+    # One seat a deal: the effective number of seats is the number of deals, and the
+    # interval is Wilson's score interval with t(G - 1) for z.
+    wins = np.array([1.0] * 3 + [0.0] * 7)
+    rate, (low, high) = ratio_interval(wins, np.ones(10), share=True)
+    t = t_quantile_95(9)
+    error2 = ((wins - rate) ** 2).sum() / (10 * 9)
+    seats = rate * (1 - rate) / error2
+    centre = (rate + t * t / (2 * seats)) / (1 + t * t / seats)
+    half = t * math.sqrt(rate * (1 - rate) / seats + t * t / (4 * seats**2)) / (1 + t * t / seats)
+    assert (low, high) == pytest.approx((centre - half, centre + half))
+
+
 def test_t_quantiles_approach_the_normal():
     assert t_quantile_95(1) == 12.706
     assert t_quantile_95(31) == pytest.approx(2.0395, abs=1e-4)

@@ -23,6 +23,7 @@ T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2
 ELO_SCALE = 400.0  # rating points for odds of 10:1
 ELO_MEAN = 1500.0
 BOOTSTRAP_SAMPLES = 200
+NORMAL_95 = 1.959964  # the standard normal's 97.5th percentile
 PRIOR_GAMES = 1.0  # virtual drawn meetings per pair that keep ratings finite (see fit_ratings)
 
 
@@ -47,15 +48,24 @@ def t_quantile_95(df: int) -> float:
 
 
 def ratio_interval(
-    values: np.ndarray, counts: np.ndarray, low: float = -math.inf, high: float = math.inf
+    values: np.ndarray,
+    counts: np.ndarray,
+    low: float = -math.inf,
+    high: float = math.inf,
+    share: bool = False,
 ) -> tuple[float, tuple | None]:
-    """Mean over seats of grouped data and its 95% interval, clipped to [low, high].
+    """Mean over seats of grouped data and its 95% interval, within [low, high].
 
     ``values[g]`` is the sum over the seats of deal-group g, ``counts[g]`` the number of seats
     (groups with no seats are left out). The estimate is r = sum(values) / sum(counts); its
     standard error is the ratio estimator's, sqrt(sum((values - r * counts)^2) / (G (G - 1)))
     / mean(counts), which is the standard error of the group means when every group has as
-    many seats; the interval is r +- t(G - 1) * error (Student's t, G groups).
+    many seats. The interval is r +- t(G - 1) * error (Student's t, G groups), clipped to
+    [low, high]. A ``share`` (each seat's value in [0, 1], such as a win share) gets a score
+    (Wilson) interval on the effective number of seats instead, n* = r (1 - r) / error^2
+    (Korn and Graubard's for clustered samples; n* is the seat count when every group came
+    out alike or the share is 0 or 1): near 0 or 1, r +- t * error shrinks, to a point when
+    every deal gives the same result, and covers the truth far less than 95% of the time.
     """
     groups = int(np.count_nonzero(counts))
     keep = counts > 0
@@ -67,7 +77,17 @@ def ratio_interval(
         return rate, None
     residual = values - rate * counts
     error = math.sqrt(float((residual**2).sum()) / (groups * (groups - 1))) / counts.mean()
-    half = t_quantile_95(groups - 1) * error
+    t = t_quantile_95(groups - 1)
+    if share:
+        spread = rate * (1 - rate)
+        seats = spread / error**2 if error > 0 and spread > 0 else float(counts.sum())
+        shrink = 1 + t * t / seats
+        centre = (rate + t * t / (2 * seats)) / shrink
+        half = t * math.sqrt(spread / seats + t * t / (4 * seats * seats)) / shrink
+        lower = 0.0 if rate <= 0 else max(centre - half, 0.0)
+        upper = 1.0 if rate >= 1 else min(centre + half, 1.0)
+        return rate, (lower, upper)
+    half = t * error
     return rate, (max(low, rate - half), min(high, rate + half))
 
 
