@@ -32,7 +32,8 @@ from gofish_env.rules import Rules
 from gofish_env.scene import recent_events, seat_scene, table_scene
 
 DEFAULT_MAX_ASKS = 1000
-MAX_REDEALS = 100  # deals tried for one that does not end the game at once
+MAX_REDEALS = 100  # deals tried for one that does not end the game at once (or, in the
+# single-agent envs, before the learner's first move)
 RENDER_VIEWS = ("current", "table")
 # Each seat's info, from reset on: its catches and tiebreak points, this step's reward
 # components (unweighted, one key each), and the winners (length P, 1 for each winner)

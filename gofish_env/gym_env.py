@@ -18,6 +18,7 @@ from gymnasium import spaces
 
 from gofish_env.aec_env import (
     DEFAULT_MAX_ASKS,
+    MAX_REDEALS,  # also when a game ends before the learner's first move: nothing to learn
     REWARD_INFO_KEYS,
     check_action,
     raw_env,
@@ -35,9 +36,6 @@ from gofish_env.rules import Rules
 # The learner's info: the AEC env's keys (its reward components summed over the step), its
 # seat, whether an illegal action ended the episode, and its action mask (booleans).
 INFO_KEYS = (*AEC_INFO_KEYS, "seat", "illegal_action", "action_mask")
-# Re-deals allowed when a game ends before the learner's first move (possible under
-# early-ending rules); such games carry no decision to learn from.
-MAX_REDEALS = 100
 _UNCHOSEN = object()  # an opponent's action before it has chosen one
 
 

@@ -311,3 +311,16 @@ def test_policy_setup_trains_only_the_learner():
     assert PolicySetup(OpponentPlan.parse("hard")).module_ids == ["learner"]
     with pytest.raises(ValueError, match="snapshot_pool: got 0"):
         PolicySetup(OpponentPlan.parse("snapshot"), snapshot_pool=0)
+
+
+def test_an_ask_limit_the_cpus_use_up_says_so_instead_of_dealing_again():
+    # Four seats, one learner, two asks: the CPUs before the learner use them up at once.
+    env = GoFishMultiAgentEnv({"players": 4, "opponents": "random", "max_asks": 1})
+    refused = 0
+    for seed in range(12):
+        try:
+            env.reset(seed=seed)
+        except ValueError as error:
+            assert "max_asks: the CPUs made all 1 asks before a learner's first move" in str(error)
+            refused += 1
+    assert refused > 0

@@ -48,7 +48,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.tune.registry import register_env as _register_env
 
-from gofish_env.aec_env import DEFAULT_MAX_ASKS, raw_env
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, MAX_REDEALS, raw_env
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import IllegalAsk
@@ -61,7 +61,6 @@ ENV_NAME = "gofish"
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
 SELFPLAY = "selfplay"
-MAX_REDEALS = 100  # as GoFishEnv: games that end before any exposed seat moves
 CONFIG_KEYS = (
     "players",
     "rules",
@@ -228,6 +227,11 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
             self._play_cpus()
             if not self._over():
                 break
+            if not self.aec.game.is_over:  # cut off by the ask limit, not ended: no re-deal
+                raise ValueError(
+                    f"max_asks: the CPUs made all {self.aec.max_asks} asks before a learner's "
+                    f"first move; allowed: a larger max_asks"
+                )
         else:
             raise RuntimeError(f"no game in {MAX_REDEALS} deals let a learner or snapshot move")
         self.agents = [agent for agent in self._seat_agents if agent is not None]
