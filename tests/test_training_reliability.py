@@ -140,6 +140,29 @@ def test_training_under_load_gives_the_same_model_as_on_a_quiet_machine(vec_env,
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize(
+    ("start", "budget", "end"), [(0, 1000, 1024), (512, 1000, 1024), (0, 512, 512)]
+)
+def test_the_steps_bar_ends_where_ppo_does(start, budget, end, monkeypatch):
+    """PPO trains whole rollouts (here 2 envs x 256 steps): the bar's total is the first
+    rollout's end at or past the budget, counted from a resumed run's steps."""
+    import contextlib
+    from types import SimpleNamespace
+
+    drawn = {}
+
+    @contextlib.contextmanager
+    def bar(progress, total, label):
+        drawn["total"] = total
+        yield lambda done: drawn.setdefault("first", done)
+
+    monkeypatch.setattr(train, "progress_bar", bar)
+    steps = train.StepsBar(budget)
+    steps.model = SimpleNamespace(num_timesteps=start, n_steps=256, n_envs=2)
+    steps._on_training_start()
+    assert drawn == {"total": end, "first": start}
+
+
 def test_compiling_before_training_changes_nothing_it_trains(tmp_path, monkeypatch):
     """The vector env's kernels are compiled on a throwaway env before the timed training:
     the run's env and random streams are untouched, so the model is the one trained

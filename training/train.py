@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import functools
 import json
+import math
 import multiprocessing
 import random
 import shutil
@@ -472,8 +473,11 @@ class StepsBar(BaseCallback):
         self.bar = contextlib.ExitStack()
 
     def _on_training_start(self) -> None:
-        self.advance = self.bar.enter_context(progress_bar(True, self.budget, "steps"))
-        self.advance(self.model.num_timesteps)
+        # PPO trains whole rollouts: the run ends at the first rollout's end past the budget.
+        start, rollout = self.model.num_timesteps, self.model.n_steps * self.model.n_envs
+        end = start + math.ceil(max(self.budget - start, 0) / rollout) * rollout
+        self.advance = self.bar.enter_context(progress_bar(True, end, "steps"))
+        self.advance(start)
 
     def _on_step(self) -> bool:
         self.advance(self.model.num_timesteps)
