@@ -361,22 +361,14 @@
     state.busy = true;
     const id = state.id;
     try {
-      // First, whether the table is still as this page shows it: another tab or window on
-      // it may have played since. Then the ask is not sent; the table is shown as it is.
-      const now = await current();
-      if (now === "gone") return;
-      if (now.ok && moved(now.data)) {
-        show(now.data);
-        return say("message", "Not asked: the game has moved on since this page last showed it " +
-          "(it was played in another tab or window). Here it is now.", true);
-      }
-      // The server refuses it too if the table moves on between that look and this ask.
+      // `seen`: the server refuses the ask (409) if another tab or window on the table has
+      // played since this page last showed it.
       const seen = state.payload.log.length;
       const answer = await api("POST", `/api/tables/${id}/ask`, {token: state.token, target, wanted: ask, seen});
       if (id !== state.id) return;
       if (!answer.ok) {
-        // The server refuses an ask out of turn or against the rules (409, its reason);
-        // show the table as it is now, then why.
+        // The server refuses an ask out of turn, against the rules or from a page behind
+        // the table (409, its reason): show the table as it is now, then why.
         const again = answer.status === 409 ? await current() : "gone";
         if (id !== state.id) return;
         if (again !== "gone" && again.ok && moved(again.data)) show(again.data);
