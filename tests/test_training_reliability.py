@@ -55,6 +55,14 @@ def parameters(model_file: Path) -> list[np.ndarray]:
     return [tensor.numpy().copy() for tensor in model.policy.state_dict().values()]
 
 
+def assert_same_model(out: Path, other: Path) -> None:
+    """The runs saved in the two output folders trained the same weights, bit for bit."""
+    mine = parameters(run_folder(out) / "model.zip")
+    theirs = parameters(run_folder(other) / "model.zip")
+    for a, b in zip(mine, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def run_folder(out: Path) -> Path:
     (folder,) = out.iterdir()
     return folder
@@ -132,12 +140,7 @@ def test_training_under_load_gives_the_same_model_as_on_a_quiet_machine(vec_env,
     loaded = train.main([*argv, "--out", str(tmp_path / "loaded")])
     assert loaded["history"] == quiet["history"]
     assert loaded["final"] == quiet["final"]
-    for a, b in zip(
-        parameters(run_folder(tmp_path / "quiet") / "model.zip"),
-        parameters(run_folder(tmp_path / "loaded") / "model.zip"),
-        strict=True,
-    ):
-        np.testing.assert_array_equal(a, b)
+    assert_same_model(tmp_path / "quiet", tmp_path / "loaded")
 
 
 @pytest.mark.parametrize(
@@ -174,12 +177,7 @@ def test_compiling_before_training_changes_nothing_it_trains(tmp_path, monkeypat
     skipped = train.main([*argv, "--out", str(tmp_path / "skipped")])
     assert len(calls) == 1  # the warm-up was there to skip
     assert skipped["final"] == compiled["final"]
-    for a, b in zip(
-        parameters(run_folder(tmp_path / "compiled") / "model.zip"),
-        parameters(run_folder(tmp_path / "skipped") / "model.zip"),
-        strict=True,
-    ):
-        np.testing.assert_array_equal(a, b)
+    assert_same_model(tmp_path / "compiled", tmp_path / "skipped")
 
 
 # ----------------------------------------------------------------------- stop and resume
