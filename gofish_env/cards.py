@@ -87,6 +87,7 @@ def sort_key(card: int) -> tuple[int, int]:
     return card >> 3, card & 3
 
 
-def hand_strings(cards: list[int]) -> list[str]:
-    """Card ids as strings, sorted by rank then suit (how a hand is shown)."""
-    return [card_str(card) for card in sorted(cards, key=sort_key)]
+def index_strings(indices: list[int]) -> list[str]:
+    """Card indices (``card_index``) as strings, in their order: sorted indices are a hand
+    sorted by rank then suit, as ``Game.hand`` shows it."""
+    return [card_str(card_from_index(index)) for index in indices]

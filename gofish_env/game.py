@@ -21,9 +21,9 @@ from gofish_env.cards import (
     card_index,
     card_rank,
     card_str,
-    hand_strings,
     parse_card,
     parse_rank,
+    sort_key,
 )
 from gofish_env.events import (
     Ask,
@@ -293,12 +293,8 @@ class Game:
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as strings, sorted by rank then suit."""
         self._check_seat(seat, "seat")
-        return hand_strings(self.hand_ids(seat))
-
-    def hand_ids(self, seat: int) -> list[int]:
-        """The seat's card ids (``gofish_env.cards``), unsorted: a copy of its hand."""
-        self._check_seat(seat, "seat")
-        return [card for group in self._hands[seat].values() for card in group]
+        cards = [card for group in self._hands[seat].values() for card in group]
+        return [card_str(card) for card in sorted(cards, key=sort_key)]
 
     def hand_indices(self, seat: int) -> list[int]:
         """The seat's cards as indices (rank * 4 + suit; the joker 52), as ``laid_cards``,

@@ -55,7 +55,7 @@ from gofish_env.bounds import (
     sure_hit_bounds_into,
     sure_hit_bounds_kernel,
 )
-from gofish_env.cards import RANK_POINTS, hand_strings
+from gofish_env.cards import RANK_POINTS, index_strings
 from gofish_env.events import (
     Ask,
     Catch,
@@ -472,7 +472,7 @@ class KnowledgeTracker:
             rules=game.rules,
             own_counts=game.hand_counts(seat),
             # A copy of the cards, not the game: a view holds (and pickles) nothing hidden.
-            _own_cards=partial(hand_strings, sorted(game.hand_ids(seat))),
+            _own_cards=partial(index_strings, game.hand_indices(seat)),
             hand_sizes=list(public.hand_sizes),
             pool_size=public.pool_size,
             catches=[list(laid) for laid in public.catches],

@@ -163,8 +163,8 @@ class Match:
     def hand(self, seat: int) -> list[str]:
         return self.game.hand(seat)
 
-    def hand_ids(self, seat: int) -> list[int]:
-        return self.game.hand_ids(seat)
+    def hand_indices(self, seat: int) -> list[int]:
+        return self.game.hand_indices(seat)
 
     def hand_counts(self, seat: int) -> list[int]:
         return self.game.hand_counts(seat)

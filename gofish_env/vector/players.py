@@ -10,7 +10,7 @@ from functools import partial
 import numpy as np
 
 from gofish_env.actions import ActionCodec
-from gofish_env.cards import card_from_index, card_str
+from gofish_env.cards import index_strings
 from gofish_env.knowledge import AskRecord, PlayerView, PublicKnowledge
 from gofish_env.players import Turn
 from gofish_env.vector import cpus
@@ -119,9 +119,7 @@ class CompiledCPUs:
 
 def cards_of(counts: np.ndarray) -> list[str]:
     """A hand's cards as strings from its count of each card index, sorted."""
-    return [
-        card_str(card_from_index(int(i))) for i in np.flatnonzero(counts) for _ in range(counts[i])
-    ]
+    return index_strings(np.repeat(np.arange(len(counts)), counts).tolist())
 
 
 def suits_not_kept() -> list[str]:
