@@ -44,7 +44,11 @@ from gofish_env.cli import (
     parse_list,
     progress_bar,
     report_console,
+    require_extra,
 )
+from gofish_training import INSTALL_TORCH, RLLIB_LIBRARIES
+
+COMMAND = "python benchmarks/rllib_scaling.py"
 
 
 def build_algorithm(runners: int, envs: int, seed: int):
@@ -85,7 +89,10 @@ def measure(iterations: int, runners: int, envs: int, seed: int, measured: dict)
 
 
 def main(argv: list[str] | None = None) -> None:
+    install = INSTALL_TORCH + "pip install -e '.[train,rllib]'"
+    require_extra(COMMAND, "rllib", RLLIB_LIBRARIES, install)
     parser = argparse.ArgumentParser(
+        prog=COMMAND,
         description=__doc__.splitlines()[0],
         formatter_class=HelpFormatter,
     )

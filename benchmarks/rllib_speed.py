@@ -42,7 +42,11 @@ from gofish_env.cli import (
     parse_list,
     progress_bar,
     report_console,
+    require_extra,
 )
+from gofish_training import INSTALL_TORCH, RLLIB_LIBRARIES
+
+COMMAND = "python benchmarks/rllib_speed.py"
 
 PLAYERS = 4
 WARM_UP = 1000  # env steps before the clock starts
@@ -125,7 +129,10 @@ def rllib_rate(runners: int, envs: int, steps: int, variant: str, seed: int):
 
 
 def main(argv: list[str] | None = None) -> None:
+    install = INSTALL_TORCH + "pip install -e '.[train,rllib]'"
+    require_extra(COMMAND, "rllib", RLLIB_LIBRARIES, install)
     parser = argparse.ArgumentParser(
+        prog=COMMAND,
         description=__doc__.splitlines()[0],
         formatter_class=HelpFormatter,
     )

@@ -19,13 +19,26 @@ import tempfile
 
 from rich.table import Table
 
-from gofish_env.cli import HelpFormatter, check_count, interrupted_note, parse_list, report_console
-from gofish_training import train
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    parse_list,
+    report_console,
+    require_extra,
+)
+from gofish_training import INSTALL_TORCH, TRAIN_LIBRARIES
+
+COMMAND = "python benchmarks/training_speed.py"
 
 
 def main(argv: list[str] | None = None) -> None:
+    install = INSTALL_TORCH + "pip install -e '.[train]'"
+    require_extra(COMMAND, "train", TRAIN_LIBRARIES, install)
+    from gofish_training import train
+
     parser = argparse.ArgumentParser(
-        prog="python benchmarks/training_speed.py",
+        prog=COMMAND,
         description=__doc__.splitlines()[0],
         formatter_class=HelpFormatter,
     )

@@ -23,10 +23,17 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-import httpx
-
-from gofish_env.cli import HelpFormatter, check_count, interrupted_note, progress_bar
+from gofish_env.cli import (
+    HelpFormatter,
+    check_count,
+    interrupted_note,
+    progress_bar,
+    require_extra,
+)
 from gofish_env.replay import Replay
+from gofish_web import WEB_LIBRARIES
+
+COMMAND = "python benchmarks/web_load.py"
 
 
 def play(url: str, number: int) -> tuple[int, list[float]]:
@@ -37,6 +44,8 @@ def play(url: str, number: int) -> tuple[int, list[float]]:
         seats[number % players] = "human"
     chooser = random.Random(number)
     spent: list[float] = []
+    import httpx  # the web extra, checked by main
+
     with httpx.Client(base_url=url, timeout=60) as client:
 
         def call(method: str, path: str, **kwargs) -> dict:
@@ -89,7 +98,9 @@ def stop(server: subprocess.Popen) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    require_extra(COMMAND, "web", WEB_LIBRARIES, "pip install -e '.[web]'")
     parser = argparse.ArgumentParser(
+        prog=COMMAND,
         description=__doc__.splitlines()[0],
         formatter_class=HelpFormatter,
     )

@@ -335,5 +335,20 @@ def launch(module: str, command: str, extra: str, libraries: Iterable[str], inst
         missing = (error.name or "").split(".")[0]
         if missing not in libraries:
             raise
-        sys.exit(f"{command}: needs the {extra} extra ({missing} is not installed): {install}")
+        sys.exit(missing_extra_message(command, extra, missing, install))
     entry()
+
+
+def require_extra(command: str, extra: str, libraries: Iterable[str], install: str) -> None:
+    """Exit with the line ``launch`` prints if one of ``libraries`` is not installed: for a
+    script (a benchmark) that imports an optional ``extra`` only once its arguments are
+    read."""
+    import importlib.util
+
+    for library in libraries:
+        if importlib.util.find_spec(library) is None:
+            sys.exit(missing_extra_message(command, extra, library, install))
+
+
+def missing_extra_message(command: str, extra: str, library: str, install: str) -> str:
+    return f"{command}: needs the {extra} extra ({library} is not installed): {install}"

@@ -236,6 +236,31 @@ def test_a_command_without_its_extra_says_which_to_install(entry_point, blocked,
     assert run.stdout == ""
 
 
+@pytest.mark.parametrize(
+    "script, blocked, extra",
+    [
+        ("training_speed", "torch", "train"),
+        ("web_load", "httpx", "web"),
+        ("rllib_speed", "ray", "rllib"),
+        ("rllib_scaling", "torch", "rllib"),
+    ],
+)
+def test_a_benchmark_without_its_extra_says_which_to_install(script, blocked, extra):
+    """The benchmarks that need an extra say so in one line before they read their
+    arguments, as the commands do."""
+    path = ROOT / "benchmarks" / f"{script}.py"
+    code = (
+        f"import runpy, sys; sys.modules[{blocked!r}] = None; sys.argv = ['x', '--help']; "
+        f"runpy.run_path({str(path)!r}, run_name='__main__')"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1
+    command = f"python benchmarks/{script}.py"
+    assert run.stderr.startswith(f"{command}: needs the {extra} extra ({blocked} is not installed)")
+    assert "Traceback" not in run.stderr
+    assert run.stdout == ""
+
+
 def test_a_missing_module_that_no_extra_provides_is_not_hidden():
     from gofish_env.cli import launch
 

@@ -4,6 +4,7 @@ The commands start here, so that one run without the extra it needs says which t
 (this module imports none of it)."""
 
 TRAIN_LIBRARIES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm")
+RLLIB_LIBRARIES = (*TRAIN_LIBRARIES, "ray", "tensorboardX")
 INSTALL_TORCH = "pip install torch==2.13.0 (the CPU build, first), then "
 
 
@@ -20,5 +21,4 @@ def rllib_train_cli() -> None:
     from gofish_env.cli import launch  # on use: importing the package stays light
 
     install = INSTALL_TORCH + "pip install 'gofish-env[train,rllib]'"
-    libraries = (*TRAIN_LIBRARIES, "ray", "tensorboardX")
-    launch("gofish_training.rllib_train", "gofish-rllib-train", "rllib", libraries, install)
+    launch("gofish_training.rllib_train", "gofish-rllib-train", "rllib", RLLIB_LIBRARIES, install)
