@@ -24,7 +24,8 @@ where ``expert`` plays every seat. At each:
 The table gives, per searcher, the reference value its picks gain over ``expert``'s choice,
 averaged over the searching decisions (x 1e-3; a rollout's value is its share of the win
 plus ``CATCH_WEIGHT`` times its catch margin), and paired position by position with the
-searcher of the row above and with the first, with 95% intervals. The last row is the
+searcher of the row above and with the first, with 95% intervals (over games: a game's
+decisions share its deal and line of play). The last row is the
 reference's own best: a ceiling for the one-ply search over these candidates (with
 ``--truth``, for a search that could see the hands), biased upward by the reference's
 noise.
@@ -64,6 +65,7 @@ from gofish_env.cpus import group_asks, make_cpu
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.evaluation.run_files import JsonLines, read_json_lines
+from gofish_env.evaluation.stats import ratio_interval
 from gofish_env.master import (
     BY_TABLE,
     POOL_LIMIT_TABLE,
@@ -187,10 +189,14 @@ def measure(view, game: int, decision: int, args, live=None) -> dict | None:
     }
 
 
-def interval(values: np.ndarray) -> str:
-    """Mean and 95% half-width, x 1e-3."""
-    half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
-    return f"{values.mean() * 1e3:+.2f} +/- {half * 1e3:.2f}"
+def interval(values: np.ndarray, games: np.ndarray) -> str:
+    """Mean and 95% half-width, x 1e-3. The decisions of one game are not independent (one
+    deal, one line of play): the error is the ratio estimator's over games."""
+    _, game_of = np.unique(games, return_inverse=True)
+    sums, counts = np.bincount(game_of, weights=values), np.bincount(game_of)
+    mean, bounds = ratio_interval(sums, counts)
+    half = 0.0 if bounds is None else (bounds[1] - bounds[0]) / 2
+    return f"{mean * 1e3:+.2f} +/- {half * 1e3:.2f}"
 
 
 def summary(rows: list[dict], title: str) -> Table:
@@ -215,20 +221,21 @@ def summary(rows: list[dict], title: str) -> Table:
         "ms a search",
     ):
         table.add_column(column, justify="right")
+    games = np.array([row["game"] for row in rows])
     first = searchers[0]
     for above, searcher in zip([None, *searchers[:-1]], searchers, strict=True):
         picks = [p for row in rows for p in row["picks"][searcher]]
         table.add_row(
             searcher,
             str(len(rows)),
-            interval(gains[searcher]),
-            "" if above is None else interval(gains[searcher] - gains[above]),
-            "" if above is None else interval(gains[searcher] - gains[first]),
+            interval(gains[searcher], games),
+            "" if above is None else interval(gains[searcher] - gains[above], games),
+            "" if above is None else interval(gains[searcher] - gains[first], games),
             f"{np.mean([p != 0 for p in picks]):.0%}",
             f"{np.mean([t for row in rows for t in row['ms'][searcher]]):.1f}",
         )
     best = np.array([max(row["reference"]) - row["reference"][0] for row in rows])
-    table.add_row("the reference's best", str(len(rows)), interval(best), "", "", "", "")
+    table.add_row("the reference's best", str(len(rows)), interval(best, games), "", "", "", "")
     return table
 
 

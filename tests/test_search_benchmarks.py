@@ -197,7 +197,20 @@ def test_the_regret_benchmark_values_every_budget_s_picks_by_its_reference(tmp_p
     gains = [
         np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["32"]]) for r in rows
     ]
-    assert regret.interval(np.array(gains)) in table  # the 32 row's gain over expert's choice
+    games = np.array([r["game"] for r in rows])
+    # the 32 row's gain over expert's choice
+    assert regret.interval(np.array(gains), games) in table
+
+
+def test_the_regret_benchmark_s_interval_counts_games_not_decisions():
+    """Two games of three decisions each, alike within a game: two independent values,
+    not six (t with 1 degree of freedom, 12.706, and the error of two game means)."""
+    regret = _benchmark("master_regret")
+    values = np.array([0.001, 0.001, 0.001, 0.003, 0.003, 0.003])
+    games = np.array([7, 7, 7, 9, 9, 9])
+    assert regret.interval(values, games) == "+2.00 +/- 12.71"
+    # a game's decisions in any order, games in any order: the same interval
+    assert regret.interval(values[::-1], games[::-1]) == "+2.00 +/- 12.71"
 
 
 def test_the_regret_benchmark_drops_a_cut_last_line_and_measures_it_again(tmp_path, capsys):
@@ -300,7 +313,8 @@ def test_the_regret_benchmark_s_truth_reference_plays_out_the_true_hands(tmp_pat
         gains = [
             np.mean([r["reference"][p] - r["reference"][0] for p in r["picks"]["16"]]) for r in band
         ]
-        assert regret.interval(np.array(gains)) in said
+        games = np.array([r["game"] for r in band])
+        assert regret.interval(np.array(gains), games) in said
     capsys.readouterr()
     with pytest.raises(SystemExit):  # a truth run and a model run are not one table
         regret.main(["--summary", str(out), str(earlier)])
