@@ -7,6 +7,7 @@ operations; randomness is used only for the shuffle (and a random first player).
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from functools import cache
@@ -74,7 +75,7 @@ class Game:
         hands: Sequence[Sequence[str]],
         pool: Sequence[str],
         rules: Rules | None = None,
-        first_player: int = 0,
+        first_player: int | None = None,
         catches: Sequence[Sequence[str | int]] | None = None,
     ) -> Game:
         """An exact position: ``hands[seat]`` as card strings, ``pool`` top first.
@@ -82,9 +83,13 @@ class Game:
         Without ``catches`` it is an opening deal: complete sets in a hand are laid before the
         first ask and empty hands are handled by the rules in force. With ``catches`` (ranks
         already laid, per seat) it is a position in play. Either way hands, pool and catches
-        must hold every card of the deck exactly once.
+        must hold every card of the deck exactly once. ``first_player`` is the seat to move
+        (the dealer sits to its right); by default the rules' seat where they name one, else
+        seat 0 (an exact position has no shuffle to draw a ``"random"`` first player from).
         """
         rules = Rules(players=len(hands)) if rules is None else rules
+        if first_player is None:
+            first_player = rules.first_player if type(rules.first_player) is int else 0
         if len(hands) != rules.players:
             raise ValueError(
                 f"hands: {len(hands)} hands given but the rules are for {rules.players} players"
@@ -520,8 +525,10 @@ class Game:
         the rule."""
         if self._over:
             raise IllegalAsk("the game is over: no more asks")
-        if isinstance(target, bool) or not isinstance(target, int):
+        seat = _integer(target)
+        if seat is None:
             raise IllegalAsk(f"not a seat: {target!r} (seats are 0 to {self._players - 1})")
+        target = seat
         if not 0 <= target < self._players:
             raise IllegalAsk(f"not a seat: {target} (seats are 0 to {self._players - 1})")
         asker = self._current
@@ -558,9 +565,7 @@ class Game:
                 rank = parse_rank(wanted)
             except ValueError as error:
                 raise IllegalAsk(str(error)) from None
-        elif isinstance(wanted, int) and not isinstance(wanted, bool):
-            rank = wanted
-        else:
+        elif (rank := _integer(wanted)) is None:
             raise IllegalAsk(f"not a rank: {wanted!r}")
         if not 0 <= rank < ranks:
             raise IllegalAsk(f"not a rank: {wanted!r} (rank indices are 0 to {ranks - 1})")
@@ -574,16 +579,15 @@ class Game:
             except ValueError as error:
                 raise IllegalAsk(f"{error}; these rules ask for one exact card") from None
             index = 4 * rank + suit
-        elif isinstance(wanted, int) and not isinstance(wanted, bool):
-            index = wanted
-        else:
+        elif (index := _integer(wanted)) is None:
             raise IllegalAsk(f"not a card: {wanted!r}")
         if not 0 <= index < count:
             raise IllegalAsk(f"not a card: {wanted!r} (card indices are 0 to {count - 1})")
         return index
 
     def _check_seat(self, seat: object, name: str) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._players:
+        number = _integer(seat)
+        if number is None or not 0 <= number < self._players:
             raise ValueError(f"{name}: {seat!r} is not a seat (0 to {self._players - 1})")
 
     # ------------------------------------------------------------------ consequences
@@ -739,3 +743,16 @@ def _seating(players: int) -> tuple[list[int], list[tuple[int, ...]]]:
     left = [(seat + 1) % players for seat in range(players)]
     others = [tuple((seat + k) % players for k in range(1, players)) for seat in range(players)]
     return left, others
+
+
+def _integer(value: object) -> int | None:
+    """``value`` as an int if it is a whole number (an int, or a NumPy integer such as an
+    action read from an array); None otherwise, for ``True`` and ``1.0`` too."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None

@@ -102,6 +102,12 @@ class Rules:
         """The named bundle of house rules, with any field overridden."""
         if name not in cls.PRESETS:
             raise ValueError(f"preset: unknown preset {name!r}; allowed: {', '.join(cls.PRESETS)}")
+        fields = [field.name for field in dataclasses.fields(cls)]
+        unknown = [key for key in overrides if key not in fields]
+        if unknown:
+            raise TypeError(
+                f"Rules.preset: unknown option {unknown[0]!r}; allowed: {', '.join(fields)}"
+            )
         rules = cls(**{**cls.PRESETS[name], **overrides})
         limit = cls.PRESET_MAX_PLAYERS.get(name)
         if limit is not None and rules.players > limit:
@@ -123,20 +129,17 @@ class Rules:
                 f"jokers: jokers pair with each other, so they need set_size=2, "
                 f"got set_size={self.set_size}"
             )
-        if isinstance(self.deal, str):
-            _check_choice("deal", self.deal, DEAL_CHOICES)
-        else:
-            _check_int("deal", self.deal, 1, self.deck_size)
-            if self.deal * self.players > self.deck_size:
-                raise ValueError(
-                    f"deal: {self.deal} cards to each of {self.players} players is "
-                    f"{self.deal * self.players}, more than the {self.deck_size}-card deck; "
-                    f"allowed: at most {self.deck_size // self.players} each"
-                )
-        if isinstance(self.first_player, str):
-            _check_choice("first_player", self.first_player, FIRST_PLAYER_CHOICES)
-        else:
-            _check_int("first_player", self.first_player, 0, self.players - 1)
+        most_each = self.deck_size // self.players
+        if type(self.deal) is int and self.deal > most_each:
+            raise ValueError(
+                f"deal: {self.deal} cards to each of {self.players} players is "
+                f"{self.deal * self.players}, more than the {self.deck_size}-card deck; "
+                f"allowed: at most {most_each} each"
+            )
+        _check_choice_or_int("deal", self.deal, DEAL_CHOICES, 1, most_each, "cards each")
+        _check_choice_or_int(
+            "first_player", self.first_player, FIRST_PLAYER_CHOICES, 0, self.players - 1, "a seat"
+        )
         _check_choice("empty_hand_draw", self.empty_hand_draw, EMPTY_HAND_DRAW_CHOICES)
         _check_int("empty_hand_draw_count", self.empty_hand_draw_count, 1, self.deck_size)
         for name in (
@@ -161,7 +164,17 @@ class Rules:
                 "ask_for: exact-card asks need every card to be unique, so decks must be 1; "
                 f"got decks={self.decks}"
             )
-        leaves_no_pool = self.hand_size * self.players >= self.deck_size
+        if self.off_rank_catch_asks_again and not self.fished_rank_asks_again:
+            raise ValueError(
+                "off_rank_catch_asks_again: with fished_rank_asks_again=False the turn ends "
+                "after any draw, so a catch completed by a draw cannot earn another ask; "
+                "allowed: False, or True with fished_rank_asks_again=True"
+            )
+        # The whole deck leaves no pool even where it does not divide evenly (hand_size is
+        # the smaller share then).
+        leaves_no_pool = (
+            self.deal == "whole_deck" or self.hand_size * self.players >= self.deck_size
+        )
         if self.game_end == "hand_or_pool_empty" and leaves_no_pool:
             raise ValueError(
                 f"game_end: 'hand_or_pool_empty' needs a pool, but deal={self.deal!r} with "
@@ -282,6 +295,20 @@ def _check_choice(field: str, value: Any, choices: tuple) -> None:
     if not any(type(value) is type(choice) and value == choice for choice in choices):
         allowed = ", ".join(repr(choice) for choice in choices)
         raise ValueError(f"{field}: got {value!r}; allowed: {allowed}")
+
+
+def _check_choice_or_int(
+    field: str, value: Any, choices: tuple, low: int, high: int, what: str
+) -> None:
+    """A named choice, or an integer from ``low`` to ``high`` (``what`` it counts)."""
+    if isinstance(value, str) and value in choices:
+        return
+    if not isinstance(value, bool) and isinstance(value, int) and low <= value <= high:
+        return
+    named = ", ".join(repr(choice) for choice in choices)
+    raise ValueError(
+        f"{field}: got {value!r}; allowed: {named}, or {what} as an integer from {low} to {high}"
+    )
 
 
 def _check_bool(field: str, value: Any) -> None:

@@ -11,6 +11,10 @@ from gofish_env import Game, Rules
 # (field, bad value, fragments the "allowed" part of the message must name)
 INT_RANGE = "an integer from"
 BOOL = "True or False"
+# A named choice or a number: the message names both.
+DEALS = ["'table'", "'seven'", "'seven_for_two'", "'whole_deck'"]
+FIRSTS = ["'dealer_left'", "'random'"]
+
 BAD_VALUES = [
     ("players", 1, [INT_RANGE, "2 to 6"]),
     ("players", 7, [INT_RANGE, "2 to 6"]),
@@ -18,18 +22,19 @@ BAD_VALUES = [
     ("players", "4", [INT_RANGE, "2 to 6"]),
     ("players", 4.0, [INT_RANGE, "2 to 6"]),
     ("players", True, [INT_RANGE, "2 to 6"]),
-    ("deal", "eight", ["'table'", "'seven'", "'seven_for_two'", "'whole_deck'"]),
-    ("deal", 0, [INT_RANGE, "1 to 52"]),
-    ("deal", -3, [INT_RANGE, "1 to 52"]),
-    ("deal", 53, [INT_RANGE, "1 to 52"]),
-    ("deal", 5.0, [INT_RANGE]),
-    ("deal", True, [INT_RANGE]),
-    ("deal", None, [INT_RANGE]),
-    ("first_player", "left", ["'dealer_left'", "'random'"]),
-    ("first_player", 4, [INT_RANGE, "0 to 3"]),
-    ("first_player", -1, [INT_RANGE, "0 to 3"]),
-    ("first_player", 1.0, [INT_RANGE, "0 to 3"]),
-    ("first_player", True, [INT_RANGE, "0 to 3"]),
+    ("deal", "eight", [*DEALS, "cards each", "1 to 13"]),
+    ("deal", 0, [*DEALS, "cards each", "1 to 13"]),
+    ("deal", -3, [*DEALS, "1 to 13"]),
+    ("deal", 53, ["more than the 52-card deck", "at most 13 each"]),
+    ("deal", 5.0, [*DEALS, "1 to 13"]),
+    ("deal", True, [*DEALS, "1 to 13"]),
+    ("deal", None, [*DEALS, "1 to 13"]),
+    ("first_player", "left", [*FIRSTS, "a seat", "0 to 3"]),
+    ("first_player", None, [*FIRSTS, "a seat", "0 to 3"]),
+    ("first_player", 4, [*FIRSTS, "a seat", "0 to 3"]),
+    ("first_player", -1, [*FIRSTS, "0 to 3"]),
+    ("first_player", 1.0, [*FIRSTS, "0 to 3"]),
+    ("first_player", True, [*FIRSTS, "0 to 3"]),
     ("empty_hand_draw", "later", ["'immediately'", "'own_turn'", "'never'"]),
     ("empty_hand_draw", None, ["'immediately'", "'own_turn'", "'never'"]),
     ("empty_hand_draw", 1, ["'immediately'", "'own_turn'", "'never'"]),
@@ -144,6 +149,41 @@ def test_whole_deck_with_hand_or_pool_empty_ending_is_refused():
     assert message.startswith("game_end:")
     assert "'hand_or_pool_empty'" in message and "whole_deck" in message
     assert "last_catch" in message and "first_out" in message
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_whole_deck_leaves_no_pool_at_any_table_size(players):
+    """With 3, 5 or 6 players the deck does not divide evenly, and the whole deck still
+    leaves no pool: a pool-based ending is refused there too."""
+    with pytest.raises(ValueError, match=r"^game_end: 'hand_or_pool_empty' needs a pool"):
+        Rules(players=players, deal="whole_deck", game_end="hand_or_pool_empty")
+    with pytest.raises(ValueError, match=r"^game_end:"):
+        Rules.preset("authors", players=players, game_end="hand_or_pool_empty")
+    # the largest even deal leaves the remainder in the pool, where the ending is allowed
+    remainder = 52 % players
+    if remainder:
+        rules = Rules(players=players, deal=52 // players, game_end="hand_or_pool_empty")
+        assert 52 - rules.hand_size * players == remainder
+
+
+def test_an_off_rank_catch_cannot_ask_again_where_every_draw_ends_the_turn():
+    with pytest.raises(ValueError) as info:
+        Rules(fished_rank_asks_again=False, off_rank_catch_asks_again=True)
+    message = str(info.value)
+    assert message.startswith("off_rank_catch_asks_again:")
+    assert "fished_rank_asks_again=False" in message and "allowed" in message
+    # each alone is a house rule
+    assert not Rules(fished_rank_asks_again=False).off_rank_catch_asks_again
+    assert Rules(off_rank_catch_asks_again=True).fished_rank_asks_again
+
+
+def test_a_preset_with_an_unknown_option_names_the_options():
+    with pytest.raises(TypeError) as info:
+        Rules.preset("bicycle", players=3, bogus=1)
+    message = str(info.value)
+    assert "'bogus'" in message
+    for field in ("players", "deal", "first_player", "empty_hand_draw", "match_target"):
+        assert field in message
 
 
 def test_card_asks_with_two_decks_are_refused():

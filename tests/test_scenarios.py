@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 
+import numpy as np
 import pytest
 from helpers import dealt, deck_cards, position, rank, snapshot
 
@@ -124,6 +125,17 @@ def test_first_player_random_is_drawn_by_the_seed_and_the_deal_starts_there():
     assert firsts == {0, 1, 2}
 
 
+@pytest.mark.parametrize(("rules_first", "expected"), [(2, 2), ("dealer_left", 0), ("random", 0)])
+def test_an_exact_position_starts_at_the_rules_seat_unless_told(rules_first, expected):
+    rules = Rules(players=3, first_player=rules_first)
+    pool = ["2C"]
+    rest = [card for card in deck_cards(rules) if card not in ("7H", "QS", "7C", "2C")]
+    hands = [["7H", "QS"], ["7C"], rest]
+    game = Game.from_hands(hands, pool, rules=rules)
+    assert game.current_player == game.events[0].first_player == expected
+    assert Game.from_hands(hands, pool, rules, first_player=1).current_player == 1
+
+
 def test_first_player_given_seat_asks_first():
     game = Game(Rules(players=4, first_player=2), seed=5)
     assert game.events[0].first_player == 2
@@ -220,13 +232,23 @@ def test_asking_for_a_rank_you_do_not_hold_is_refused_and_changes_nothing():
     assert_refused(game, 1, 0, r"you hold no 2s")
 
 
-@pytest.mark.parametrize("target", [3, -1, 7, "1", True, None, 1.0])
+def test_an_ask_by_numpy_integers_is_the_ask_by_ints():
+    """An action read from an array (np.int64) asks as plain ints do; the log holds ints."""
+    by_ints, by_numpy = position(["7H QS", "7C", "4C"]), position(["7H QS", "7C", "4C"])
+    assert by_numpy.ask(np.int64(1), np.int64(5)) == by_ints.ask(1, 5)
+    assert by_numpy.events == by_ints.events
+    ask = by_numpy.events[1]
+    assert (type(ask.target), type(ask.rank)) == (int, int)
+    assert by_numpy.hand(np.int8(0)) == by_ints.hand(0)
+
+
+@pytest.mark.parametrize("target", [3, -1, 7, "1", True, None, 1.0, np.True_, np.float64(1)])
 def test_asking_something_that_is_not_a_seat_is_refused_and_changes_nothing(target):
     game = position(["7H QS", "7C", "4C"])
     assert_refused(game, target, "7", r"not a seat")
 
 
-@pytest.mark.parametrize("what", ["Z", "11", 13, -1, 2.5, None, "JK"])
+@pytest.mark.parametrize("what", ["Z", "11", 13, -1, 2.5, None, "JK", np.float64(5), np.int64(13)])
 def test_asking_for_something_that_is_not_a_rank_is_refused_and_changes_nothing(what):
     game = position(["7H QS", "7C", "4C"])
     assert_refused(game, 1, what, r"not a rank")
