@@ -218,13 +218,14 @@ class GoFishEnv(gym.Env):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'"
+            )
+        # The inner env renders nothing itself: in "human" mode it would print the view of
+        # every seat that moves, the opponents' included. This env draws the learner's view.
         self.aec = raw_env(
-            players=players,
-            rules=rules,
-            reward=reward,
-            history=history,
-            max_asks=max_asks,
-            render_mode=render_mode,
+            players=players, rules=rules, reward=reward, history=history, max_asks=max_asks
         )
         self.rules = self.aec.rules
         players = self.rules.players
@@ -307,6 +308,8 @@ class GoFishEnv(gym.Env):
         else:
             raise RuntimeError(f"no game in {MAX_REDEALS} deals let the learner move")
         self._ready = True
+        if self.render_mode == "human":
+            self.render()
         # What the learner earned before its first move is paid with step 1, with its
         # components: the reset info reports none (as the AEC env's reset infos).
         return self._observation(), self._info(paid=False)

@@ -170,3 +170,29 @@ def test_record_video_writes_an_episode_of_frames(tmp_path):
     assert tuple(meta["size"]) == (WIDTH, HEIGHT)
     frames = sum(1 for _ in reader)
     assert frames == steps + 1  # the frame after reset, then one per step
+
+
+@pytest.mark.parametrize("seat", [0, 2])
+def test_the_gymnasium_env_in_human_mode_prints_the_learners_view_alone(seat, capsys):
+    """Once at reset and once a step, the learner's view: never the view of an opponent
+    that moved in between, nor the table face up when the game ends on their move."""
+    env = gofish_env.GoFishEnv(players=3, opponents="hard", seat=seat, render_mode="human")
+    _, info = env.reset(seed=0)
+    printed = [capsys.readouterr().out]
+    shown = [env.aec.render_text(seat)]
+    rng = np.random.default_rng(seat)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+        printed.append(capsys.readouterr().out)
+        shown.append(env.aec.render_text(seat))
+    assert len(printed) > 3
+    assert printed == [text + "\n" for text in shown]
+    assert all(text.count("'s view") == 1 and f"seat {seat}'s view" in text for text in printed)
+
+
+def test_the_gymnasium_env_checks_its_render_mode():
+    with pytest.raises(ValueError, match=r"render_mode: got 'rgb'; allowed: .*'rgb_array'"):
+        gofish_env.GoFishEnv(render_mode="rgb")
