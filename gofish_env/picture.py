@@ -63,12 +63,22 @@ def _word_mask(word: str, size: int) -> tuple[Image.Image, int, int]:
     return mask, left, top
 
 
+def _space(size: int) -> float:
+    return max(text_width(" ", size), 0.3 * size)  # the font's own space is thin
+
+
+def line_width(text: str, size: int) -> float:
+    """The width ``write`` gives a line of text."""
+    words = text.split()
+    return sum(text_width(word, size) for word in words) + _space(size) * (len(words) - 1)
+
+
 @lru_cache(maxsize=4096)
 def _line_mask(text: str, size: int) -> tuple[Image.Image, int, float]:
     """A line of text as one mask, put together from its words' masks (labels, counts and
     most answers come back frame after frame): (mask, its top offset, its width)."""
     words = text.split()
-    space = max(text_width(" ", size), 0.3 * size)  # the font's own space is thin
+    space = _space(size)
     widths = [text_width(word, size) for word in words]
     masks = [_word_mask(word, size) for word in words]
     top = min(word_top for _, _, word_top in masks)
@@ -290,16 +300,27 @@ def table_with_panels(players: int, viewer: int | None, marked: tuple[bool, ...]
     return image
 
 
+def shortened(text: str, size: int, width: float) -> str:
+    """``text`` cut to fit ``width`` pixels, with "..." where it was cut."""
+    if line_width(text, size) <= width:
+        return text
+    while text and line_width(text + "...", size) > width:
+        text = text[:-1]
+    return text.rstrip() + "..."
+
+
 def _panel(image: Image.Image, seat: SeatScene, center: tuple[int, int]) -> None:
     """Another seat: its label, its hand (backs and a count, or face up in the table view),
     its catches and points."""
     w, h = PANEL_SIZE
     x, y = center[0] - w // 2, center[1] - h // 2
-    label = seat.label + ("  (out)" if seat.out else "")
-    write(image, (x + 10, y + 6), label, 15, PANEL_TURN if seat.to_move else WHITE)
+    room = w - 20  # the label stops short of the tag at the right
     if seat.winner or seat.to_move:
         tag = "WINNER" if seat.winner else "to ask"
         write(image, (x + w - 10, y + 7), tag, 13, PANEL_TURN, "right")
+        room -= line_width(tag, 13) + 8
+    label = shortened(seat.label + ("  (out)" if seat.out else ""), 15, room)
+    write(image, (x + 10, y + 6), label, 15, PANEL_TURN if seat.to_move else WHITE)
     if seat.cards is None:
         backs = ("back",) * min(seat.hand_size, 12)
         shown = _paste_fan(image, backs, SMALL, (x + 10, y + 28), 120)
@@ -316,11 +337,12 @@ def _viewer(image: Image.Image, seat: SeatScene) -> None:
     """The viewer's own place: a wide strip at the bottom with its cards face up."""
     x, y, right, _ = VIEWER_BOX
     w = right - x
-    label = seat.label + ("  (out)" if seat.out else "")
-    write(image, (x + 12, y + 7), label, 16, PANEL_TURN if seat.to_move else WHITE)
     tag = "WINNER" if seat.winner else ("your turn" if seat.to_move else f"{seat.hand_size} cards")
     color = PANEL_TURN if seat.to_move or seat.winner else MUTED
     write(image, (x + w - 12, y + 8), tag, 14, color, "right")
+    room = w - 24 - line_width(tag, 14) - 8
+    label = shortened(seat.label + ("  (out)" if seat.out else ""), 16, room)
+    write(image, (x + 12, y + 7), label, 16, PANEL_TURN if seat.to_move else WHITE)
     if seat.cards:
         _paste_fan(image, seat.cards, BIG, (x + 12, y + 30), w - 24)
     else:

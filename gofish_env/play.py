@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gofish_env.actions import ActionCodec
-from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_rank
+from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_card, parse_rank
 from gofish_env.cli import HelpFormatter, rules_or_error
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.events import Draw, Event, GameOver
@@ -237,7 +237,7 @@ class TerminalGame:
         if len(words) == 1:
             targets = sorted({target for target, _ in game.legal_asks()})
             if len(targets) != 1:
-                raise IllegalAsk(f"say whom to ask, e.g. `{targets[0]} {words[0]}`")
+                raise IllegalAsk(f"say whom to ask, e.g. `{targets[0]} {self._example(words[0])}`")
             words = [str(targets[0]), words[0]]
         if len(words) != 2:
             raise IllegalAsk("type a seat and a rank, e.g. `2 q`")
@@ -251,6 +251,19 @@ class TerminalGame:
             except ValueError:
                 wanted = wanted[:-1]
         return int(seat_text), wanted
+
+    def _example(self, word: str) -> str:
+        """``word`` if it names a rank (or a card, under exact-card asks), else the first
+        thing the seat may ask for: the example of a hint must be an ask that works."""
+        parse = parse_card if self.rules.ask_for == "card" else parse_rank
+        for candidate in (word, word[:-1]):  # "queens"
+            try:
+                parse(candidate)
+            except ValueError:
+                continue
+            return word
+        wanted = min(w for _, w in self.game.legal_asks())
+        return card_str(card_from_index(wanted)) if parse is parse_card else RANK_NAMES[wanted]
 
     def _ask(self, target: int, wanted: Any) -> None:
         """Apply an ask by the seat to move and print what happened (IllegalAsk: nothing)."""

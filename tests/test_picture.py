@@ -196,3 +196,13 @@ def test_the_gymnasium_env_in_human_mode_prints_the_learners_view_alone(seat, ca
 def test_the_gymnasium_env_checks_its_render_mode():
     with pytest.raises(ValueError, match=r"render_mode: got 'rgb'; allowed: .*'rgb_array'"):
         gofish_env.GoFishEnv(render_mode="rgb")
+
+
+def test_a_label_too_long_for_its_panel_is_cut_with_dots():
+    from gofish_env.picture import line_width, shortened
+
+    long = "Seat 0 · Grandmaster Expert CPU Number One"
+    cut = shortened(long, 15, 180)
+    assert cut.endswith("...") and long.startswith(cut[:-3].rstrip())
+    assert line_width(cut, 15) <= 180 < line_width(long, 15)
+    assert shortened("Seat 3 · hard CPU", 15, 180) == "Seat 3 · hard CPU"

@@ -313,6 +313,17 @@ def test_a_lone_a_asks_the_only_seat_that_can_be_asked_for_aces():
 
 
 @pytest.mark.parametrize(
+    ("typed", "example"), [("1", "1 2"), ("zz", "1 2"), ("a", "1 a"), ("queens", "1 queens")]
+)
+def test_a_lone_word_with_several_seats_to_ask_gets_an_example_that_works(typed, example):
+    # Seat 0 holds an ace and a 2: a word that is not a rank is not put in the example.
+    game = position(["AH 2C", "3C 4C", "5C 6C"], pool_top=["7C"], rules=Rules(players=3))
+    out: list[str] = []
+    TerminalGame(game, [HUMAN, LEVEL, LEVEL], scripted([typed, "quit"]), out.append).run()
+    assert f"Not allowed: say whom to ask, e.g. `{example}`. Ask again" in "\n".join(out)
+
+
+@pytest.mark.parametrize(
     ("argv", "first_line"),
     [
         (["--players", "3"], "Go Fish: 3 players, table rules."),

@@ -251,6 +251,12 @@ def test_the_replay_page_steps_forward_and_back(browser, tmp_path):
     check(0, 1)
     shot = tmp_path / "replay.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
+    # An address names a step and a view; a step that is not a whole number is cut to one.
+    for address, (number, view) in {"step=3&view=1": (3, 1), "step=2.5&view=2": (2, 2)}.items():
+        browser.get("about:blank")
+        browser.get(f"{page.as_uri()}#{address}")
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".gf-table"))
+        check(number, view)
 
 
 def test_a_replay_file_opens_from_the_web_page(browser, site, tmp_path):

@@ -23,7 +23,7 @@ const GoFishReplay = (() => {
     $("step").max = last;
 
     const hash = new URLSearchParams(location.hash.slice(1));
-    if (hash.has("step")) step = Math.max(0, Math.min(last, Number(hash.get("step")) || 0));
+    if (hash.has("step")) step = Math.max(0, Math.min(last, Math.trunc(Number(hash.get("step"))) || 0));
     if (hash.has("view") && [...views.options].some(o => o.value === hash.get("view"))) view = hash.get("view");
     views.value = view;
 
