@@ -78,10 +78,15 @@ def check_max_asks(max_asks: int, rules: Rules, seat: int | str) -> None:
     asks, learner, first = asks_before_learner(rules, seat)
     if max_asks <= asks:
         where = "a random seat" if seat == "random" else f"seat {learner}"
+        first_asker = (
+            f"a random first player (seat {first} the worst)"
+            if rules.first_player == "random"
+            else f"seat {first} asking first"
+        )
         raise ValueError(
             f"max_asks: got {max_asks}; with {rules.players} players, the learner at {where} "
-            f"and seat {first} asking first, the opponents make at least {asks} asks before "
-            f"the learner's first move, so the episode would be truncated before it; "
+            f"and {first_asker}, the opponents can make {asks} asks before the learner's "
+            f"first move, so the episode could be truncated before it; "
             f"allowed: at least {asks + 1} (more leaves room for the opponents' hits)"
         )
 
@@ -245,6 +250,8 @@ class GoFishEnv(gym.Env):
         self._ready = False  # a reset() has completed
         self._reward = 0.0
         self._components: dict[str, float] = {}
+        self._seat_specs: dict[int, str] = {}  # the episode's opponents, by seat
+        self._seat_labels: dict[int, str] = {}
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents (takes effect from the next reset); with SubprocVecEnv use
@@ -258,9 +265,7 @@ class GoFishEnv(gym.Env):
             specs = list(opponents)
         else:
             specs = [opponents] * count
-        self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in specs]
-        self.opponent_labels = [player_label(spec) for spec in specs]
-        self.opponents = []
+        players = []
         seen: set[int] = set()
         for spec in specs:
             # A CPU object keeps per-seat memory (plans, card ledgers): each further seat
@@ -269,11 +274,15 @@ class GoFishEnv(gym.Env):
                 spec = copy.deepcopy(spec)
             seen.add(id(spec))
             try:
-                self.opponents.append(make_player(spec, self.rules))
-            except AgentFileError:
-                raise
+                players.append(make_player(spec, self.rules))
+            except AgentFileError as error:
+                raise AgentFileError(f"opponents: {error}") from None
             except ValueError as error:
                 raise ValueError(f"opponents: {error}") from None
+        # Every spec is good: only now does the env change (a refused call changes nothing).
+        self.opponents = players
+        self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in specs]
+        self.opponent_labels = [player_label(spec) for spec in specs]
 
     # ------------------------------------------------------------------ episode
 
@@ -292,6 +301,10 @@ class GoFishEnv(gym.Env):
             self._deals += 1
             seats = [(self.seat + k) % self.rules.players for k in range(1, self.rules.players)]
             self._seat_opponents = dict(zip(seats, self.opponents, strict=True))
+            # Who plays this episode, for error messages and pictures: set_opponents in
+            # mid-episode takes effect from the next reset.
+            self._seat_specs = dict(zip(seats, self.opponent_specs, strict=True))
+            self._seat_labels = dict(zip(seats, self.opponent_labels, strict=True))
             for opponent in self.opponents:
                 opponent.reset(int(self.np_random.integers(2**63)))
             # Rewards before the learner's first move (catches at the deal) come with step 1.
@@ -371,8 +384,7 @@ class GoFishEnv(gym.Env):
     def _opponent_error(
         self, seat: int, action: Any, error: Exception, after_error: str
     ) -> OpponentError:
-        players = self.rules.players
-        spec = self.opponent_specs[(seat - self.seat - 1) % players]
+        spec = self._seat_specs[seat]
         who = f"the opponent at seat {seat} ({spec})"
         if action is _UNCHOSEN:
             what = f"raised {type(error).__name__} while choosing its move: {error}"
@@ -400,10 +412,9 @@ class GoFishEnv(gym.Env):
 
     def seat_labels(self) -> list[str]:
         """A label per seat for pictures: ``"learner"`` and the opponents' specs."""
-        players = self.rules.players
-        labels = ["learner"] * players
-        for k, label in enumerate(self.opponent_labels, start=1):
-            labels[(self.seat + k) % players] = label
+        labels = ["learner"] * self.rules.players
+        for seat, label in self._seat_labels.items():
+            labels[seat] = label
         return labels
 
     @property
@@ -454,6 +465,7 @@ class GoFishEnv(gym.Env):
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
+        self.aec._require_reset("render()")
         if self.render_mode == "rgb_array":
             return self.aec.render_rgb(self.seat, self.seat_labels())
         text = self.aec.render_text(self.seat)

@@ -477,3 +477,35 @@ def test_an_opponent_failing_during_reset_names_it_and_reset_is_needed_again():
     env.set_opponents(first_legal)
     env.reset(seed=0, options={"game": opponent_position()})
     env.step(legal_action(env))
+
+
+@pytest.mark.parametrize(
+    ("specs", "refusal"),
+    [
+        (["easy", "nope"], r"^opponents: unknown CPU level 'nope'"),
+        (["easy", "model:nowhere.zip"], r"^opponents: model file not found: nowhere\.zip$"),
+        (["easy"], r"^opponents: got 1 specs"),
+    ],
+)
+def test_a_refused_set_opponents_changes_nothing(specs, refusal):
+    env = gym_env(first_legal)
+    before = (env.opponent_specs, env.opponent_labels, env.opponents, gym_state(env))
+    with pytest.raises(ValueError, match=refusal):
+        env.set_opponents(specs)
+    assert (env.opponent_specs, env.opponent_labels, env.opponents, gym_state(env)) == before
+    env.step(legal_action(env))
+    env.reset(seed=1)  # the env plays on with the opponents it had
+
+
+def test_an_opponent_set_in_mid_episode_is_named_from_the_next_reset():
+    """set_opponents takes effect at the next reset: until then an error names the opponent
+    that is playing, and pictures label it."""
+    env = gym_env(seat_2=asks_for_a_rank_it_lacks)
+    env.set_opponents(["hard", "hard"])
+    assert env.seat_labels() == ["learner", "first_legal", "asks_for_a_rank_it_lacks"]
+    with pytest.raises(OpponentError, match=r"seat 2 \(<function asks_for_a_rank") as error:
+        for _ in range(50):
+            env.step(legal_action(env))
+    assert error.value.opponent.startswith("<function asks_for_a_rank_it_lacks")
+    env.reset(seed=0)
+    assert env.seat_labels() == ["learner", "hard CPU", "hard CPU"]
