@@ -17,7 +17,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from gofish_env import Game, IllegalAsk, Rules
 from gofish_env.cards import RANK_NAMES
 from gofish_env.events import Draw, EmptyHandDraw
+from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.replay import Replay
+from gofish_env.scene import seat_scene, table_scene
 from gofish_web.browser import chromium
 from gofish_web.replay_page import write_page
 from gofish_web.server import create_app, running
@@ -217,6 +219,13 @@ def test_the_replay_page_steps_forward_and_back(browser, tmp_path):
         else:
             assert cards_in(browser, ".gf-me") == game.hand(view)
             assert not browser.find_elements(By.CSS_SELECTOR, ".gf-seat [data-card]")
+        # The status line as the engine words it for these eyes ("Your turn", "you win").
+        labels = replay.players
+        if view == "table":
+            eyes = table_scene(game, labels)
+        else:
+            eyes = seat_scene(KnowledgeTracker(game).view(view), [], labels)
+        assert browser.find_element(By.CSS_SELECTOR, ".gf-status").text == eyes.status
         shown = log_lines(browser, "#log > div:not(.gf-future)")
         assert shown == [str(event) for event in game.events]
         # Private draws are noted for the drawer's eyes only (and with every hand face up).

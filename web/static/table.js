@@ -227,7 +227,21 @@ const GoFishTable = (() => {
   function seatView(scene, viewer) {
     const seats = scene.seats.map(seat => ({...seat, cards: seat.seat === viewer ? seat.cards : null}));
     const title = scene.title.replace(/every hand face up$/, `seat ${viewer}'s view`);
-    return {...scene, seats, viewer, title};
+    return {...scene, seats, viewer, title, status: statusFor(scene, viewer)};
+  }
+
+  // The status line as gofish_env.scene words it for a viewer ("Your turn", "you win").
+  function statusFor(scene, viewer) {
+    const name = seat => seat === viewer ? "you" : scene.seats[seat].label;
+    if (scene.over) {
+      const winners = scene.seats.filter(seat => seat.winner).map(seat => seat.seat);
+      if (!winners.length) return "Game over: nobody wins.";
+      if (winners.length > 1) return `Game over: ${winners.map(name).join(" and ")} share the win.`;
+      return `Game over: ${name(winners[0])} ${winners[0] === viewer ? "win" : "wins"}.`;
+    }
+    if (scene.current_player === null) return "";
+    if (scene.current_player === viewer) return "Your turn to ask.";
+    return `${scene.seats[scene.current_player].label} to ask.`;
   }
 
   // The log beside the table: one line per event, with private notes.
