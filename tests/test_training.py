@@ -293,3 +293,20 @@ def test_bad_training_arguments_are_refused_with_the_reason(argv, message, capsy
     with pytest.raises(SystemExit):
         train.parse_args(argv)
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("steps", [None, "env steps sampled by RLlib"])
+def test_the_learning_curve_names_its_x_axis(tmp_path, monkeypatch, steps):
+    """The axis says what the steps are, not the list of them (a loop once reused the name)."""
+    from matplotlib.axes import Axes
+
+    from gofish_training.plots import plot_learning_curve
+
+    labels = []
+    monkeypatch.setattr(Axes, "set_xlabel", lambda axes, text, **_: labels.append(text))
+    result = {"cpu": "easy", "win_rate": 0.3, "win_rate_ci": (0.2, 0.4), "fair_share": 0.25}
+    history = [{"timesteps": t, "results": [result]} for t in (0, 5000, 10000)]
+    extra = {} if steps is None else {"steps": steps}
+    path = plot_learning_curve(history, tmp_path / "curve.png", "run", **extra)
+    assert labels == [steps or "training steps"]
+    assert path.stat().st_size > 1000

@@ -19,16 +19,16 @@ def plot_learning_curve(
     figure, axes = plt.subplots(figsize=(8, 5))
     levels = [result["cpu"] for result in history[0]["results"]] if history else []
     for level in levels:
-        steps, rates, lows, highs = [], [], [], []
+        timesteps, rates, lows, highs = [], [], [], []
         for entry in history:
             result = next(r for r in entry["results"] if r["cpu"] == level)
             low, high = result["win_rate_ci"] or (result["win_rate"], result["win_rate"])
-            steps.append(entry["timesteps"])
+            timesteps.append(entry["timesteps"])
             rates.append(result["win_rate"])
             lows.append(low)
             highs.append(high)
-        (line,) = axes.plot(steps, rates, marker="o", label=f"vs {level}")
-        axes.fill_between(steps, lows, highs, color=line.get_color(), alpha=0.15)
+        (line,) = axes.plot(timesteps, rates, marker="o", label=f"vs {level}")
+        axes.fill_between(timesteps, lows, highs, color=line.get_color(), alpha=0.15)
     if history:
         fair = history[0]["results"][0]["fair_share"]
         axes.axhline(fair, color="grey", linestyle="--", label=f"fair share {fair:.2f}")
