@@ -236,6 +236,7 @@ def test_an_action_for_another_seat_is_refused():
         ({"opponents": "selfplay", "learner_seats": 2}, "allowed: 4"),
         ({"illegal_action": "ignore"}, "illegal_action: got 'ignore'"),
         ({"players": 9}, "players"),
+        ({"rules": "poker"}, "^rules: unknown preset 'poker'; allowed: "),
     ],
 )
 def test_bad_env_config_is_refused_with_the_field(config, message):

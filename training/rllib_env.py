@@ -136,7 +136,13 @@ class EnvSettings:
             )
         rules = config.get("rules", "table")
         if isinstance(rules, str):
-            rules = Rules.preset(rules, players=config.get("players", 4))
+            try:
+                rules = Rules.preset(rules, players=config.get("players", 4))
+            except ValueError as error:  # Rules names a bad preset "preset:"; the key is rules
+                field, _, reason = str(error).partition(": ")
+                if field != "preset":
+                    raise
+                raise ValueError(f"rules: {reason}") from None
         else:
             rules = Rules.resolve(config.get("players"), rules)
         plan = OpponentPlan.parse(config.get("opponents", SELFPLAY))
