@@ -149,7 +149,11 @@ def summarize(
         widen = t_quantile_95(groups - 1) / NORMAL_95 * math.sqrt(groups / (groups - 1))
         low = ratings - widen * np.maximum(ratings - low, 0.0)
         high = ratings + widen * np.maximum(high - ratings, 0.0)
-        rating_cis = [(float(low[e]), float(high[e])) for e in range(count)]
+        # Every resample alike (every deal-group came out the same): the bootstrap has
+        # nothing to tell, and a point would claim certainty. No interval, as below 10.
+        rating_cis = [
+            (float(low[e]), float(high[e])) if high[e] > low[e] else None for e in range(count)
+        ]
     # A seat lays at most every set of a game (a match adds its games up: no bound).
     most_catches = math.inf if rules.match_target else rules.total_sets
     most_points = math.inf if rules.match_target else rules.total_points
