@@ -21,7 +21,9 @@ from gofish_env.rules import Rules
 from gofish_training.checkpoints import (
     RunState,
     StopRequests,
+    exit_status,
     has_run_state,
+    interrupts_raise,
     load_run_state,
     save_model,
     save_run_state,
@@ -124,8 +126,28 @@ def test_a_first_signal_asks_to_stop_and_a_second_quits_at_once(capsys):
         while not stop.requested and time.monotonic() < deadline:
             time.sleep(0.01)
         assert stop.requested and stop.signal_name == "SIGTERM"
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt) as second:
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(5)  # the handler raises before this is over
+    assert exit_status(second.value) == 130  # the signal that quit: 128 + SIGINT
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
     assert "SIGTERM: stopping after this step to save the run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_says_which_signal_raised_it(signum, status):
+    """The stretches outside PPO (imitation, final report) raise at once: SIGTERM there
+    must still exit 143 (128 + the signal), not Ctrl-C's 130."""
+    with pytest.raises(KeyboardInterrupt) as raised, interrupts_raise():
+        os.kill(os.getpid(), signum)
+        time.sleep(5)  # the handler raises before this is over
+    assert exit_status(raised.value) == status
+    with StopRequests() as stop:
+        os.kill(os.getpid(), signum)
+        deadline = time.monotonic() + 5
+        while not stop.requested and time.monotonic() < deadline:
+            time.sleep(0.01)
+    with pytest.raises(KeyboardInterrupt) as late:
+        stop.interrupt_if_requested()
+    assert exit_status(late.value) == status
+    assert exit_status(KeyboardInterrupt()) == 130  # a plain one is Ctrl-C's

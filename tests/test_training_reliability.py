@@ -304,13 +304,29 @@ def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monke
         check()
         went_on.append(False)
     assert went_on == [True]
-    assert [type(unraisable.exc_value) for unraisable in dropped] == [KeyboardInterrupt]
+    assert [isinstance(unraisable.exc_value, KeyboardInterrupt) for unraisable in dropped] == [True]
     assert [signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)] == handlers
 
     with pytest.raises(KeyboardInterrupt), interrupts_raise():  # raised on leaving too
         Finalized()
     with interrupts_raise() as check:  # no signal: nothing raised
         check()
+
+
+def test_sigterm_during_the_imitation_exits_143(tmp_path, monkeypatch, capsys):
+    """The imitation runs outside PPO's loop, where a signal raises at once: SIGTERM
+    there exits 143 (128 + the signal), as in PPO, not Ctrl-C's 130."""
+
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this is over
+
+    monkeypatch.setattr(train, "imitate", terminated)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--imitate", "random", "--out", str(tmp_path)])
+    assert stop.value.code == 143
+    assert state_of(run_folder(tmp_path))["status"] == "training"
+    assert "Interrupted; what was saved is kept. Go on with:" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -110,6 +110,21 @@ def load_run_state(run: Path) -> tuple[RunState, Path]:
     return RunState(**record), model_file
 
 
+class Interrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt that says which signal asked for it (``signum``: SIGINT for
+    Ctrl-C, SIGTERM), for the exit status 128 + it."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+
+def exit_status(interrupt: KeyboardInterrupt) -> int:
+    """128 + the signal behind ``interrupt``: 130 for Ctrl-C (or a plain KeyboardInterrupt),
+    143 for SIGTERM."""
+    return 128 + getattr(interrupt, "signum", signal.SIGINT)
+
+
 class StopRequests:
     """While active, SIGINT (Ctrl-C) and SIGTERM ask training to stop at the next step
     instead of killing it mid-update; a second signal quits at once."""
@@ -125,7 +140,7 @@ class StopRequests:
 
     def _handle(self, signum: int, _frame: Any) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            raise Interrupted(signum)
         self.signal_name = signal.Signals(signum).name
         self.signum = signum
         print(
@@ -148,7 +163,7 @@ class StopRequests:
         """A stop asked for after training's last check of it (as training ends) stops the
         run as a Ctrl-C would, before the next stretch begins, instead of being lost."""
         if self.requested:
-            raise KeyboardInterrupt
+            raise Interrupted(self.signum)
 
 
 @contextlib.contextmanager
@@ -159,16 +174,17 @@ def interrupts_raise():
 
     A signal is also remembered, since Python drops an exception raised inside a finalizer
     (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
-    yields raises it again, and so does leaving the block."""
+    yields raises it again, and so does leaving the block. The KeyboardInterrupt raised is
+    an ``Interrupted`` naming the signal (``exit_status`` makes SIGTERM's 143)."""
     received = []
 
     def handle(signum, frame):
         received.append(signum)
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     def check() -> None:
         if received:
-            raise KeyboardInterrupt
+            raise Interrupted(received[0])
 
     previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:

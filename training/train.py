@@ -59,6 +59,7 @@ from gofish_training.arguments import dataclass_parser
 from gofish_training.checkpoints import (
     RunState,
     StopRequests,
+    exit_status,
     has_run_state,
     interrupts_raise,
     load_run_state,
@@ -857,7 +858,7 @@ def main(argv: list[str] | None = None) -> dict:
         stop.interrupt_if_requested()
         with interrupts_raise():
             return final_report(run, model, env, console)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         if has_run_state(folder):
             console.print(
                 f"\nInterrupted; what was saved is kept. Go on with:\n  {resume_command(folder)}"
@@ -865,7 +866,7 @@ def main(argv: list[str] | None = None) -> dict:
         else:  # stopped before the run's first save: its folder holds nothing to go on from
             shutil.rmtree(folder)
             console.print("\nInterrupted before training began; nothing to keep.")
-        raise SystemExit(130) from None
+        raise SystemExit(exit_status(interrupt)) from None  # 130 for Ctrl-C, 143 for SIGTERM
     finally:
         if env is not None:
             env.close()
