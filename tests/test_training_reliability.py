@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -283,6 +284,45 @@ def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_n
         np.array_equal(before, after)
         for before, after in zip(trained, parameters(folder / "model.zip"), strict=True)
     )
+
+
+def stopped_after_the_first_update(out: Path, monkeypatch, *argv: str) -> Path:
+    """A run of TINY (768 steps) stopped by Ctrl-C after its first rollout (256 steps)."""
+    update = MaskablePPO.train
+
+    def update_then_stop(model):
+        update(model)
+        os.kill(os.getpid(), signal.SIGINT)  # StopRequests takes it: a stop request
+
+    with monkeypatch.context() as patch:
+        patch.setattr(MaskablePPO, "train", update_then_stop)
+        with pytest.raises(SystemExit):
+            train.main([*TINY, "--timesteps", "768", "--out", str(out), *argv])
+    folder = run_folder(out)
+    assert state_of(folder)["timesteps"] == 256
+    return folder
+
+
+@pytest.mark.slow
+def test_a_resumed_run_deals_from_its_seed_and_resumes_and_is_repeatable(tmp_path, monkeypatch):
+    """A resume deals new games, seeded from --seed and the number of resumes (not the
+    saved model's seed, which loading it would put back): the same resume twice trains the
+    same network; another resume count or another --seed trains another."""
+    stopped = stopped_after_the_first_update(tmp_path / "first", monkeypatch)
+    copies = {}
+    for name in ("again", "same", "resumes", "seed"):
+        copies[name] = tmp_path / name / stopped.name
+        shutil.copytree(stopped, copies[name])
+    state_file = copies["resumes"] / "resume" / "state.json"
+    state_file.write_text(json.dumps({**json.loads(state_file.read_text()), "resumes": 7}))
+    for name, folder in copies.items():
+        train.main(["--resume", str(folder), *(["--seed", "7"] if name == "seed" else [])])
+    again = parameters(copies["again"] / "model.zip")
+    for a, b in zip(again, parameters(copies["same"] / "model.zip"), strict=True):
+        np.testing.assert_array_equal(a, b)
+    for other in ("resumes", "seed"):
+        theirs = parameters(copies[other] / "model.zip")
+        assert any(not np.array_equal(a, b) for a, b in zip(again, theirs, strict=True)), other
 
 
 def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monkeypatch):

@@ -828,18 +828,20 @@ def main(argv: list[str] | None = None) -> dict:
         torch.manual_seed(args.seed)
 
     # Environments: the learner sits at a random seat each episode. A resumed run deals
-    # new games (those in progress at the stop are not kept).
-    seed = args.seed + 1_000_003 * state.resumes
+    # new games (those in progress at the stop are not kept), from --seed and its resumes.
+    seed = (args.seed + 1_000_003 * state.resumes) % 2**32  # NumPy's seeds: 0 .. 2**32 - 1
     env = None
     try:
         env = TimedMaskedVecEnv(make_vec_env(args, rules, seed))  # a first run compiles here
         env.seed(seed)
         torch.set_num_threads(args.threads)
         model = make_model(run, env)
+        # Seeded after the model is built: loading a saved one seeds the env with the seed
+        # it was saved with (SB3's _setup_model), which would deal a resume's games again.
+        model.seed = seed
+        model.set_random_seed(seed)
         if run.resumed:
             load_run_state(folder)  # the random state as it was, after the model is built
-        else:
-            model.set_random_seed(args.seed)
         if run.model_file is not None and not run.resumed:  # --resume ZIP: counts on from it
             state.timesteps = state.first_timesteps = model.num_timesteps
             state.next_evaluation = state.timesteps
