@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 import torch
@@ -130,12 +129,15 @@ def test_selfplay_snapshots_join_the_opponent_mix(tmp_path):
             str(tmp_path),
         ]
     )
+    (run,) = tmp_path.iterdir()
     snapshots = report["snapshots"]
     assert len(snapshots) == 2  # the pool keeps the newest two
-    assert all(Path(spec.removeprefix("model:")).is_file() for spec in snapshots)
+    # Kept relative to the run folder; the opponents play the files there.
+    assert all(name.startswith("snapshots/") and (run / name).is_file() for name in snapshots)
     for seat_specs in report["opponents_at_end"]:
         mix = seat_specs[0]
-        assert mix.startswith("mix:") and all(spec in mix for spec in snapshots)
+        assert mix.startswith("mix:")
+        assert all(f"model:{run.resolve() / name}" in mix for name in snapshots)
         assert "random" in mix and "easy" in mix
 
 

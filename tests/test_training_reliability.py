@@ -325,6 +325,39 @@ def test_a_resumed_run_deals_from_its_seed_and_resumes_and_is_repeatable(tmp_pat
         assert any(not np.array_equal(a, b) for a, b in zip(again, theirs, strict=True)), other
 
 
+@pytest.mark.slow
+def test_a_selfplay_run_with_a_relative_out_resumes_from_elsewhere_after_a_move(
+    tmp_path, monkeypatch
+):
+    """The snapshot pool is kept relative to the run folder: a run made with a relative
+    --out goes on from another working directory, and after its folder is moved."""
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    selfplay = ["--opponents", "selfplay", "--snapshot-every", "128", "--snapshot-pool", "2"]
+    stopped = stopped_after_the_first_update(Path("runs"), monkeypatch, *selfplay)
+    assert state_of(stopped)["snapshots"] == [
+        "snapshots/snapshot_128.zip",
+        "snapshots/snapshot_256.zip",
+    ]
+    moved = tmp_path / "elsewhere" / stopped.name
+    shutil.move(tmp_path / "here" / stopped, moved)
+    monkeypatch.chdir(tmp_path)
+    report = train.main(["--resume", str(moved)])
+    assert report["timesteps"] == 768
+    assert len(report["snapshots"]) == 2 and "snapshots/snapshot_256.zip" not in report["snapshots"]
+    assert all((moved / name).is_file() for name in report["snapshots"])
+
+
+def test_a_selfplay_run_folder_with_a_comma_is_refused_before_any_work(tmp_path, capsys):
+    """Its snapshots join a mix: list of opponents, which commas split: refused up front
+    (not a crash at the first snapshot)."""
+    out = tmp_path / "a,b"
+    error = refused([*TINY, "--opponents", "selfplay", "--out", str(out)], capsys)
+    assert f"--out: got {str(out)!r}; allowed with --opponents selfplay" in error
+    assert "Traceback" not in error
+    assert not out.exists()
+
+
 def test_an_interrupt_that_a_finalizer_drops_still_stops_at_the_next_check(monkeypatch):
     """Python drops an exception raised inside ``__del__`` (it reports it as unraisable):
     a Ctrl-C that lands there must still stop the imitation, at its next check."""

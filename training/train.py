@@ -205,6 +205,8 @@ class Args:
 
 # The imitation's games, saved in parts while they are played (a stop keeps them).
 DEMONSTRATIONS = "demonstrations"
+# Self-play's snapshots of the learner, in the run folder.
+SNAPSHOTS = "snapshots"
 POLICIES = {"mlp": "MlpPolicy", "ask-scoring": AskScoringPolicy}
 VEC_ENVS = {"dummy": DummyVecEnv, "subproc": CheckedSubprocVecEnv, "vector": VectorVecEnv}
 # What a resumed run keeps: its table, its network and its place on disk.
@@ -377,8 +379,9 @@ def open_run(argv: list[str] | None) -> Run:
     name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
     name += "__" + time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out)
-    check_writable(parser, out)
     folder = out / name.replace(":", "-").replace(",", "+").replace("/", "-")
+    check_selfplay_folder(parser, args, folder, "out")
+    check_writable(parser, out)
     if folder.exists():
         parser.error(
             f"--name: {folder} exists already; give another --name, or go on with it: "
@@ -413,6 +416,7 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     ]
     args = Args(**{**saved, **given, "resume": ""})
     rules = check_args(parser, args)
+    check_selfplay_folder(parser, args, folder, "resume")
     check_writable(parser, folder)
     state, model_file = load_run_state(folder)
     if "timesteps" in given:
@@ -420,6 +424,20 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     check_model_file(parser, model_file, rules)
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
     return Run(args, rules, folder, state, model_file, True, overrides)
+
+
+def check_selfplay_folder(
+    parser: argparse.ArgumentParser, args: Args, folder: Path, name: str
+) -> None:
+    """Refuse a self-play run folder whose path holds a comma: its snapshots join the
+    opponents' ``mix:`` list, which commas split."""
+    if args.opponents == "selfplay" and "," in str(folder.resolve()):
+        flag = "--" + name
+        parser.error(
+            f"{flag}: got {getattr(args, name) or str(folder)!r}; allowed with --opponents "
+            "selfplay: a folder whose path has no comma (its snapshots join a mix: list of "
+            "opponents, which commas split)"
+        )
 
 
 def check_model_file(parser: argparse.ArgumentParser, path: Path, rules: Rules) -> None:
@@ -490,15 +508,17 @@ class StepsBar(BaseCallback):
 
 class SelfPlayCallback(BaseCallback):
     """Saves a frozen snapshot of the learner every ``--snapshot-every`` steps and makes
-    the opponents a mix of the last snapshots and the scripted CPUs."""
+    the opponents a mix of the last snapshots and the scripted CPUs. The pool is kept as
+    paths relative to the run folder (``snapshots/snapshot_STEPS.zip``), so that a run
+    folder resumes from any working directory, and after it is moved."""
 
-    def __init__(self, args: Args, rules: Rules, state: RunState, folder: Path):
+    def __init__(self, args: Args, rules: Rules, state: RunState, run_folder: Path):
         super().__init__()
         self.args = args
         self.rules = rules
         self.state = state
-        self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
+        self.run_folder = run_folder
+        (run_folder / SNAPSHOTS).mkdir(parents=True, exist_ok=True)
 
     def _on_training_start(self) -> None:
         if self.state.snapshots:  # a resumed run plays its pool again
@@ -507,16 +527,24 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.state.next_snapshot:
             self.state.next_snapshot += self.args.snapshot_every
-            path = self.folder / f"snapshot_{self.num_timesteps}.zip"
-            save_model(self.model, path, self.rules)
-            pool = [*self.state.snapshots, f"model:{path}"]
+            name = f"{SNAPSHOTS}/snapshot_{self.num_timesteps}.zip"
+            save_model(self.model, self.run_folder / name, self.rules)
+            pool = [*self.state.snapshots, name]
             self.state.snapshots = pool[-self.args.snapshot_pool :]
             self._set_opponents()
         return True
 
     def _set_opponents(self) -> None:
-        members = self.state.snapshots + self.args.selfplay_cpus.split(",")
+        pool = [f"model:{snapshot_path(self.run_folder, kept)}" for kept in self.state.snapshots]
+        members = pool + self.args.selfplay_cpus.split(",")
         self.training_env.env_method("set_opponents", "mix:" + ",".join(members))
+
+
+def snapshot_path(run_folder: Path, kept: str) -> Path:
+    """The file of a snapshot in the pool: kept relative to the run folder, or (by a run
+    saved before that) as ``model:PATH`` typed from where it ran; either way the file is in
+    the run folder's ``snapshots/``."""
+    return run_folder.resolve() / SNAPSHOTS / Path(kept.removeprefix("model:")).name
 
 
 class RunKeeper(BaseCallback):
@@ -726,7 +754,7 @@ def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> 
     evaluation = EvaluationCallback(args, run.rules, state)
     callbacks = [evaluation, keeper]
     if args.opponents == "selfplay":
-        callbacks.append(SelfPlayCallback(args, run.rules, state, run.folder / "snapshots"))
+        callbacks.append(SelfPlayCallback(args, run.rules, state, run.folder))
     bar = StepsBar(state.budget)
     if args.progress:
         callbacks.append(bar)
