@@ -312,3 +312,33 @@ def test_the_learning_curve_names_its_x_axis(tmp_path, monkeypatch, steps):
     path = plot_learning_curve(history, tmp_path / "curve.png", "run", **extra)
     assert labels == [steps or "training steps"]
     assert path.stat().st_size > 1000
+
+
+def test_the_learning_curve_draws_each_level_over_the_points_that_have_it(tmp_path, monkeypatch):
+    """A run resumed with other --eval-cpus has points of other levels: each level is a
+    line over its own points (the first point's levels were once assumed everywhere)."""
+    from matplotlib.axes import Axes
+
+    from gofish_training.plots import plot_learning_curve
+
+    lines = {}
+    plot = Axes.plot
+
+    def spy(axes, x, y, **kwargs):
+        lines[kwargs["label"]] = list(x)
+        return plot(axes, x, y, **kwargs)
+
+    monkeypatch.setattr(Axes, "plot", spy)
+
+    def result(cpu):
+        return {"cpu": cpu, "win_rate": 0.3, "win_rate_ci": (0.2, 0.4), "fair_share": 0.25}
+
+    history = [
+        {"timesteps": 0, "results": [result("random")]},
+        {"timesteps": 512, "results": [result("random")]},
+        {"timesteps": 1024, "results": [result("hard"), result("easy")]},
+        {"timesteps": 2048, "results": [result("hard"), result("easy")]},
+    ]
+    path = plot_learning_curve(history, tmp_path / "curve.png", "run")
+    assert lines == {"vs random": [0, 512], "vs hard": [1024, 2048], "vs easy": [1024, 2048]}
+    assert path.stat().st_size > 1000

@@ -15,13 +15,17 @@ def plot_learning_curve(
 ) -> Path:
     """Plot ``history`` (entries ``{"timesteps", "results": [LevelResult as dict]}``) with
     each level's 95% interval as a band and the fair share as a dashed line; ``steps``
-    names the x axis."""
+    names the x axis. Each level is drawn over the entries that have it (the levels
+    evaluated may change when a run is resumed)."""
     figure, axes = plt.subplots(figsize=(8, 5))
-    levels = [result["cpu"] for result in history[0]["results"]] if history else []
+    # Every level any entry has, in the order first seen: a resume may evaluate others.
+    levels = list(dict.fromkeys(r["cpu"] for entry in history for r in entry["results"]))
     for level in levels:
         timesteps, rates, lows, highs = [], [], [], []
         for entry in history:
-            result = next(r for r in entry["results"] if r["cpu"] == level)
+            result = next((r for r in entry["results"] if r["cpu"] == level), None)
+            if result is None:  # not evaluated at this point
+                continue
             low, high = result["win_rate_ci"] or (result["win_rate"], result["win_rate"])
             timesteps.append(entry["timesteps"])
             rates.append(result["win_rate"])
@@ -29,8 +33,9 @@ def plot_learning_curve(
             highs.append(high)
         (line,) = axes.plot(timesteps, rates, marker="o", label=f"vs {level}")
         axes.fill_between(timesteps, lows, highs, color=line.get_color(), alpha=0.15)
-    if history:
-        fair = history[0]["results"][0]["fair_share"]
+    shares = [entry["results"][0]["fair_share"] for entry in history if entry["results"]]
+    if shares:
+        fair = shares[0]
         axes.axhline(fair, color="grey", linestyle="--", label=f"fair share {fair:.2f}")
     axes.set_xlabel(steps)
     axes.set_ylabel("win rate (95% interval)")
