@@ -562,6 +562,28 @@ def refused(argv: list[str], capsys) -> str:
         (["--eval-deals", "-2"], "--eval-deals: got -2; allowed: an integer >= 1"),
         (["--batch-size", "1"], "--batch-size: got 1; allowed: an integer >= 2"),
         (["--gamma", "1.5"], "--gamma: got 1.5; allowed: a number in (0, 1]"),
+        (["--gamma", "nan"], "--gamma: got nan; allowed: a number in (0, 1]"),
+        (["--seed", "-1"], "--seed: got -1; allowed: an integer from 0 to 4294967295"),
+        (["--seed", str(2**32)], "--seed: got 4294967296; allowed: an integer from 0 to"),
+        (["--learning-rate", "inf"], "--learning-rate: got inf; allowed: a finite number > 0"),
+        (["--clip-range", "inf"], "--clip-range: got inf; allowed: a finite number > 0"),
+        (["--ent-coef", "nan"], "--ent-coef: got nan; allowed: a finite number >= 0"),
+        (["--target-kl", "inf"], "--target-kl: got inf; allowed: a finite number >= 0"),
+        (
+            ["--imitate", "expert", "--imitate-temperature", "nan"],
+            "--imitate-temperature: got nan; allowed: 0 (the CPU's asks) or a finite number",
+        ),
+        (["--imitate-temperature", "-2"], "--imitate-temperature: got -2.0; allowed: 0"),
+        *[
+            (flag, f"{flag[0].replace('--no-', '--')}: a setting of the imitation; allowed")
+            for flag in (
+                ["--imitate-games", "-3"],
+                ["--imitate-epochs", "-1"],
+                ["--imitate-temperature", "0.5"],
+                ["--imitate-workers", "2"],
+                ["--no-imitate-relabel"],  # --imitate-relabel's other side
+            )
+        ],
         (["--net-arch", "64,x"], "--net-arch: got '64,x'; allowed: layer sizes"),
         (["--eval-cpus", "random,grandmaster"], "--eval-cpus: got 'random,grandmaster'"),
         (["--players", "7"], "error: --players: got 7; allowed: an integer from 2 to 6"),

@@ -225,6 +225,27 @@ FIXED_ON_RESUME = (
     "out",
     "name",
 )
+# The float arguments: what a good value is (each must be finite too), and how it is said.
+NUMBERS = {
+    "learning_rate": (lambda value: value > 0, "a finite number > 0"),
+    "gamma": (lambda value: 0 < value <= 1, "a number in (0, 1]"),
+    "ent_coef": (lambda value: value >= 0, "a finite number >= 0"),
+    "target_kl": (lambda value: value >= 0, "a finite number >= 0"),
+    "clip_range": (lambda value: value > 0, "a finite number > 0"),
+    "imitate_temperature": (
+        lambda value: value >= 0,
+        "0 (the CPU's asks) or a finite number > 0 (its scores)",
+    ),
+}
+# Settings of the imitation: refused without --imitate (as --imitate-rollouts is without
+# master), rather than silently ignored.
+IMITATION_SETTINGS = (
+    "imitate_games",
+    "imitate_epochs",
+    "imitate_temperature",
+    "imitate_relabel",
+    "imitate_workers",
+)
 AT_LEAST_ONE = (
     "timesteps",
     "envs",
@@ -269,15 +290,17 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         refuse("n_steps", "an integer >= 2")
     if args.batch_size < 2:
         refuse("batch_size", "an integer >= 2")
-    if not args.learning_rate > 0:
-        refuse("learning_rate", "a number > 0")
-    if not 0 < args.gamma <= 1:
-        refuse("gamma", "a number in (0, 1]")
-    for name in ("ent_coef", "target_kl"):
-        if not getattr(args, name) >= 0:
-            refuse(name, "a number >= 0")
-    if not args.clip_range > 0:
-        refuse("clip_range", "a number > 0")
+    if not 0 <= args.seed < 2**32:
+        refuse("seed", "an integer from 0 to 4294967295 (2**32 - 1)")
+    for name, (good, allowed) in NUMBERS.items():  # inf and nan too
+        value = getattr(args, name)
+        if not (math.isfinite(value) and good(value)):
+            refuse(name, allowed)
+    defaults = Args()
+    for name in IMITATION_SETTINGS:
+        if not args.imitate and getattr(args, name) != getattr(defaults, name):
+            flag = "--" + name.replace("_", "-")
+            parser.error(f"{flag}: a setting of the imitation; allowed with --imitate LEVEL")
     sizes = args.net_arch.split(",")
     if not all(size.strip().isdigit() and int(size) > 0 for size in sizes):
         refuse("net_arch", "layer sizes separated by commas, e.g. 256,256")
@@ -323,8 +346,6 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         for name in ("imitate_games", "imitate_epochs"):
             if getattr(args, name) < 1:
                 refuse(name, "an integer >= 1")
-        if args.imitate_temperature < 0:
-            refuse("imitate_temperature", "0 (the CPU's asks) or more (its scores)")
         scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
         if args.imitate_temperature > 0 and args.imitate not in scoring:
             parser.error(
