@@ -448,6 +448,53 @@ def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_a_finished_run_refuses_new_arguments_and_keeps_its_args_json(tmp_path, capsys):
+    """A finished run trains no more: new settings (a larger --timesteps included) are
+    refused, with the way to train on (a new run from its model), and its args.json is
+    not rewritten with settings it never ran with."""
+    train.main([*TINY, "--timesteps", "256", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    args_json = (folder / "args.json").read_bytes()
+    error = refused(["--resume", str(folder), "--timesteps", "100000", "--seed", "7"], capsys)
+    assert f"--resume: {folder} finished already (256 steps) and takes no new arguments" in error
+    assert "(got --timesteps 100000, --seed 7)" in error
+    assert f"start a new run: --resume {folder / 'model.zip'} --timesteps STEPS" in error
+    assert (folder / "args.json").read_bytes() == args_json
+    train.main(["--resume", str(folder), "--progress"])  # how it shows itself: no setting
+    assert "finished already (256 steps): nothing to do" in capsys.readouterr().out
+    assert (folder / "args.json").read_bytes() == args_json
+
+
+@pytest.mark.slow
+def test_a_budget_below_the_steps_done_is_refused(tmp_path, monkeypatch, capsys):
+    folder = stopped_after_the_first_update(tmp_path, monkeypatch)
+    args_json = (folder / "args.json").read_bytes()
+    error = refused(["--resume", str(folder), "--timesteps", "128"], capsys)
+    assert "--timesteps: got 128; allowed: 256 or more (this run has trained 256 steps" in error
+    assert (folder / "args.json").read_bytes() == args_json
+
+
+@pytest.mark.slow
+def test_a_trained_run_given_a_larger_budget_trains_on_to_it(tmp_path, monkeypatch):
+    """Trained to its budget but stopped before the final report: a larger --timesteps
+    trains on (not a report of the old budget's model)."""
+    trained = train.train
+
+    def train_then_signal(*args, **kwargs):
+        trained(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # a stop as training ends, before the report
+
+    with monkeypatch.context() as patch:
+        patch.setattr(train, "train", train_then_signal)
+        with pytest.raises(SystemExit):
+            train.main([*TINY, "--timesteps", "256", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    assert state_of(folder)["status"] == "trained"
+    report = train.main(["--resume", str(folder), "--timesteps", "512"])
+    assert report["timesteps"] == 512
+
+
+@pytest.mark.slow
 def test_a_resume_overrides_the_arguments_given_again_and_says_so(tmp_path, capsys):
     process = start_training(tmp_path, *LONG)
     folder = wait_for_steps(tmp_path, process, 512)
