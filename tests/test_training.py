@@ -342,3 +342,9 @@ def test_the_learning_curve_draws_each_level_over_the_points_that_have_it(tmp_pa
     path = plot_learning_curve(history, tmp_path / "curve.png", "run")
     assert lines == {"vs random": [0, 512], "vs hard": [1024, 2048], "vs easy": [1024, 2048]}
     assert path.stat().st_size > 1000
+
+
+def test_the_help_gives_each_default_once_and_the_scoring_teachers():
+    text = " ".join(train.build_parser().format_help().split())
+    assert "run name (default: made from the args) --progress" in text
+    assert "(expert or master, rank asks)" in text

@@ -590,6 +590,32 @@ def test_an_exception_in_an_env_ends_training_naming_the_env_and_the_exception(
     assert state_of(folder)["timesteps"] == 0  # nothing trained yet, but resumable
 
 
+@pytest.mark.parametrize("trace", ["", "Traceback (most recent call last):\n  ...\n"])
+def test_a_failure_says_whether_error_log_holds_a_traceback(trace, tmp_path, monkeypatch, capsys):
+    """A worker killed by SIGKILL leaves no traceback: the message says so instead of
+    pointing to one in error.log."""
+    from gofish_training.vec_env import EnvFailure
+
+    detail = "its worker process (pid 4242) ended, killed by SIGKILL"
+
+    def fail(*args, **kwargs):
+        raise EnvFailure(0, detail, trace)
+
+    monkeypatch.setattr(MaskablePPO, "learn", fail)
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out", str(tmp_path)])
+    assert stop.value.code == 1
+    log = run_folder(tmp_path) / "error.log"
+    printed = " ".join(capsys.readouterr().out.split())
+    if trace:
+        assert log.read_text() == trace
+        assert f"The traceback is in {log}." in printed
+    else:
+        assert log.read_text() == f"environment 0 failed: {detail}"
+        assert f"There is no traceback (written to {log}: the line above)." in printed
+        assert "The traceback is in" not in printed
+
+
 # ----------------------------------------------------------------------- bad input
 
 

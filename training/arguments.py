@@ -18,7 +18,8 @@ def dataclass_parser(
 ) -> argparse.ArgumentParser:
     """A parser with ``--field-name`` for every field of ``args_class`` (booleans take
     ``--name`` / ``--no-name``); with ``suppress_defaults`` only the flags given appear in
-    the result (which arguments a resume overrides)."""
+    the result (which arguments a resume overrides). A field whose metadata has
+    ``hide_default`` says its default in its help: the "(default: ...)" is not added."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description=description,
@@ -28,16 +29,19 @@ def dataclass_parser(
     for arg in dataclasses.fields(args_class):
         flag = f"--{arg.name.replace('_', '-')}"
         default = argparse.SUPPRESS if suppress_defaults else arg.default
+        text = arg.metadata["help"]
+        if arg.metadata.get("hide_default"):  # the help says the default in words
+            text += "%(default).0s"  # the formatter adds none to a help that names it
         if arg.type == "bool":
             parser.add_argument(
                 flag,
                 action=argparse.BooleanOptionalAction,
                 default=default,
-                help=arg.metadata["help"],
+                help=text,
             )
         else:
             kind = {"int": int, "float": float, "str": str}[arg.type]
-            parser.add_argument(flag, type=kind, default=default, help=arg.metadata["help"])
+            parser.add_argument(flag, type=kind, default=default, help=text)
     return parser
 
 

@@ -79,6 +79,9 @@ from gofish_training.vec_env import (
     ignore_interrupts_in_worker,
 )
 
+# The CPU levels that score every ask (imitation's soft targets).
+SCORING = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
+
 
 @dataclass
 class Args:
@@ -154,7 +157,10 @@ class Args:
     )
     checkpoint_every: int = field(default=100_000, metadata={"help": "steps between checkpoints"})
     out: str = field(default="runs", metadata={"help": "output folder"})
-    name: str = field(default="", metadata={"help": "run name (default: made from the args)"})
+    name: str = field(
+        default="",
+        metadata={"help": "run name (default: made from the args)", "hide_default": True},
+    )
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
     resume: str = field(
         default="",
@@ -176,7 +182,7 @@ class Args:
         default=0.0,
         metadata={
             "help": "imitation: > 0 learns the CPU's scores of every ask as softmax(score / "
-            "this) (expert, rank asks), not only its choice"
+            f"this) ({' or '.join(SCORING)}, rank asks), not only its choice"
         },
     )
     imitate_relabel: bool = field(
@@ -346,11 +352,10 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         for name in ("imitate_games", "imitate_epochs"):
             if getattr(args, name) < 1:
                 refuse(name, "an integer >= 1")
-        scoring = [name for name, cpu in CPU_LEVELS.items() if hasattr(cpu, "scores")]
-        if args.imitate_temperature > 0 and args.imitate not in scoring:
+        if args.imitate_temperature > 0 and args.imitate not in SCORING:
             parser.error(
                 f"--imitate-temperature: the {args.imitate!r} CPU gives no scores to learn; "
-                f"allowed with --imitate {', '.join(scoring)}"
+                f"allowed with --imitate {', '.join(SCORING)}"
             )
     return rules
 
@@ -808,9 +813,15 @@ def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> 
     except EnvFailure as failure:
         keeper.save()
         (run.folder / "error.log").write_text(failure.trace or str(failure))
+        log = run.folder / "error.log"
+        where = (
+            f"The traceback is in {log}."
+            if failure.trace  # a worker process that died left none: the line above is all
+            else f"There is no traceback (written to {log}: the line above)."
+        )
         console.print(
             f"[red]Training stopped: {escape(str(failure))}[/red]\n"
-            f"The traceback is in {run.folder / 'error.log'}. Saved the run at "
+            f"{where} Saved the run at "
             f"{state.timesteps:,} of {state.budget:,} steps. Go on with:\n  "
             f"{resume_command(run.folder)}"
         )
