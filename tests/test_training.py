@@ -76,6 +76,28 @@ def test_training_writes_model_evaluation_curve_and_checkpoints(tiny_run):
 
 
 @pytest.mark.slow
+def test_tensorboard_has_every_evaluation_at_its_own_step(tiny_run):
+    """eval/win_rate_vs_LEVEL: each evaluation at the step it was made, the final one (after
+    PPO's last log) included, as in evaluation.json's history."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run, report = tiny_run
+    (log,) = (run / "tensorboard").iterdir()
+    events = EventAccumulator(str(log))
+    events.Reload()
+    for level in ("random", "easy"):
+        expected = [
+            (entry["timesteps"], result["win_rate"])
+            for entry in report["history"]
+            for result in entry["results"]
+            if result["cpu"] == level
+        ]
+        logged = [(e.step, e.value) for e in events.Scalars(f"eval/win_rate_vs_{level}")]
+        assert [step for step, _ in logged] == [step for step, _ in expected]
+        assert [value for _, value in logged] == pytest.approx([v for _, v in expected])
+
+
+@pytest.mark.slow
 def test_trained_model_loads_and_only_makes_legal_asks(tiny_run):
     run, _ = tiny_run
     model = MaskablePPO.load(run / "model.zip", device="cpu")

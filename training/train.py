@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.markup import escape
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -519,11 +520,22 @@ class EvaluationCallback(BaseCallback):
         start = time.perf_counter()
         cpus = self.args.eval_cpus.split(",")
         results = evaluate(self.model, cpus, self.rules, self.args.eval_deals, self.args.seed)
-        for result in results:
-            self.logger.record(f"eval/win_rate_vs_{result.cpu}", result.win_rate)
+        # Written at once at this step (the final evaluation, after PPO's last dump, too):
+        # recorded, SB3's logger would write them at its next dump, a rollout later.
+        scalars = {f"eval/win_rate_vs_{result.cpu}": result.win_rate for result in results}
+        write_scalars(self.logger, scalars, self.num_timesteps)
         entry = {"timesteps": self.num_timesteps, "results": results_json(results)}
         self.state.history.append(entry)
         self.state.eval_seconds += time.perf_counter() - start
+
+
+def write_scalars(logger: Logger, scalars: dict[str, float], step: int) -> None:
+    """Write ``scalars`` to the run's TensorBoard log at ``step``, now."""
+    for output in logger.output_formats:
+        if isinstance(output, TensorBoardOutputFormat):
+            for tag, value in scalars.items():
+                output.writer.add_scalar(tag, value, step)
+            output.writer.flush()
 
 
 class StepsBar(BaseCallback):
