@@ -3,6 +3,8 @@ seeding, illegal asks, RLlib's own env check), the masking module, and the agent
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 import torch
@@ -19,7 +21,7 @@ from gofish_training.rllib_env import (
     role_of,
 )
 from gofish_training.rllib_module import MaskedActorCritic, mask_logits
-from gofish_training.rllib_policies import PolicySetup, map_agent
+from gofish_training.rllib_policies import PolicySetup, SnapshotMapping
 
 pytestmark = pytest.mark.torch
 
@@ -292,16 +294,24 @@ def test_the_module_refuses_an_observation_without_a_mask():
         MaskedActorCritic(observation_space=spaces.Box(0, 1, (4,)), action_space=spaces.Discrete(2))
 
 
-def test_learner_agents_map_to_the_learner_and_snapshots_to_a_fixed_slot():
+def test_learner_agents_map_to_the_learner_and_snapshots_to_a_seeded_slot_fixed_for_the_game():
     class Episode:
         def __init__(self, id_):
             self.id_ = id_
 
-    assert map_agent("learner_2", Episode("a"), snapshot_pool=3) == "learner"
-    slots = {map_agent(f"snapshot_{s}", Episode(str(e)), 3) for s in range(4) for e in range(20)}
-    assert slots == {"snapshot_0", "snapshot_1", "snapshot_2"}
+    def draws(mapping, ids):
+        return [mapping(f"snapshot_{s}", Episode(id_)) for id_ in ids for s in range(3)]
+
+    mapping = SnapshotMapping(snapshot_pool=3, seed=5)
+    assert mapping("learner_2", Episode("a")) == "learner"
+    slots = draws(mapping, [str(e) for e in range(20)])
+    assert set(slots) == {"snapshot_0", "snapshot_1", "snapshot_2"}
     episode = Episode("x")
-    assert len({map_agent("snapshot_1", episode, 3) for _ in range(5)}) == 1
+    assert len({mapping("snapshot_1", episode) for _ in range(5)}) == 1  # fixed for the game
+    # RLlib names episodes with uuid4: the slots follow the seed, not the episodes' ids.
+    uuids = [uuid.uuid4().hex for _ in range(20)]
+    assert draws(SnapshotMapping(3, seed=5), uuids) == slots
+    assert draws(SnapshotMapping(3, seed=6), uuids) != slots
 
 
 def test_policy_setup_trains_only_the_learner():

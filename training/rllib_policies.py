@@ -10,7 +10,8 @@ snapshots of the learner.
   learning module: with self-play it plays every seat (one shared policy).
 - ``snapshot_S`` agents map to ``"snapshot_0"`` .. ``"snapshot_{K-1}"``: frozen copies of
   the learner that are never trained (``policies_to_train`` is the learner alone). Which
-  copy a seat gets is a hash of the episode and the agent, so it is fixed for the game.
+  copy a seat gets is drawn from a seeded generator (``SnapshotMapping``) when the seat
+  first appears in a game, and kept for the game: the same seed draws the same copies.
   They start as copies of the new learner; every ``snapshot_every`` iterations the oldest
   slot takes the learner's current weights (``SnapshotCallback``). The slots' weights are
   part of the algorithm's state, so checkpoints keep them.
@@ -20,30 +21,55 @@ snapshots of the learner.
 from __future__ import annotations
 
 import functools
-import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from gofish_env.evaluation.stats import derive_seed
 from gofish_training.rllib_env import LEARNER, SNAPSHOT, OpponentPlan, role_of
 from gofish_training.rllib_module import MaskedActorCritic
 
 WIN_SHARE = "learner_win_share"
+SNAPSHOT_STREAM = 7919  # mixed into the seed: the slots' draws apart from the env's deals
 
 
 def snapshot_module(slot: int) -> str:
     return f"{SNAPSHOT}_{slot}"
 
 
-def map_agent(agent_id: str, episode: Any, snapshot_pool: int = 1, **kwargs) -> str:
-    """The module of an agent: the learner, or the snapshot slot this game gives the seat."""
-    if role_of(agent_id) == LEARNER:
-        return LEARNER
-    slot = zlib.crc32(f"{episode.id_}/{agent_id}".encode()) % snapshot_pool
-    return snapshot_module(slot)
+class SnapshotMapping:
+    """RLlib's ``policy_mapping_fn``: the module of an agent, the learner or the snapshot slot
+    this game gives the seat.
+
+    The slot is drawn from a generator seeded with ``seed`` the first time a game asks for
+    the seat, and remembered for the game (RLlib asks again when it cuts an episode into
+    chunks). Each EnvRunner holds its own copy, so its draws follow the order in which its
+    games meet their snapshot seats: the same for the same seed. (Not a hash of the
+    episode's id: RLlib makes that with ``uuid4``, so the same seed drew other copies.)"""
+
+    REMEMBERED = 4096  # games' seats: far more than an EnvRunner has going at once
+
+    def __init__(self, snapshot_pool: int = 1, seed: int = 0):
+        self.snapshot_pool = snapshot_pool
+        self.seed = seed
+        self._rng = np.random.default_rng(derive_seed(seed, SNAPSHOT_STREAM))
+        self._slots: OrderedDict[tuple[str, str], int] = OrderedDict()
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs) -> str:
+        if role_of(agent_id) == LEARNER:
+            return LEARNER
+        key = (episode.id_, agent_id)
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = int(self._rng.integers(self.snapshot_pool))
+            if len(self._slots) > self.REMEMBERED:
+                self._slots.popitem(last=False)
+        return snapshot_module(slot)
 
 
 @dataclass(frozen=True)
@@ -52,6 +78,7 @@ class PolicySetup:
 
     plan: OpponentPlan
     snapshot_pool: int = 3
+    seed: int = 0  # of the snapshot slots' draws
 
     def __post_init__(self) -> None:
         pool = self.snapshot_pool
@@ -71,7 +98,7 @@ class PolicySetup:
         """Keyword arguments of ``AlgorithmConfig.multi_agent``."""
         return {
             "policies": set(self.module_ids),
-            "policy_mapping_fn": functools.partial(map_agent, snapshot_pool=self.snapshot_pool),
+            "policy_mapping_fn": SnapshotMapping(self.snapshot_pool, self.seed),
             "policies_to_train": [LEARNER],
         }
 
