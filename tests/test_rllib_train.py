@@ -4,6 +4,8 @@ before any work."""
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import dataclasses
 import json
 import os
@@ -95,6 +97,10 @@ def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, learners, ca
         assert (folder / name).exists(), name
     assert json.loads((folder / "state.json").read_text())["status"] == "finished"
     assert "CPU level" in capsys.readouterr().out  # the win-rate table
+    # Self-play: every seat is the learner's. Its return per seat, not the sum over the
+    # seats (every catch of the game: 13 at the 4-player table).
+    (row,) = csv.DictReader(rows)
+    assert 0 < float(row["learner_return_per_seat"]) <= 13 / 4 + 1e-6
 
 
 def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path):
@@ -144,6 +150,67 @@ def test_a_resumed_run_goes_on_to_its_new_budget(tmp_path):
     assert int(rows[1].split(",")[1]) > int(rows[0].split(",")[1])
 
 
+def test_a_finished_run_trains_on_to_a_new_iteration_count(tmp_path, capsys):
+    rllib_train.main([*TINY, "--env-runners", "1", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    saved = (folder / "args.json").read_text()
+    # Nothing to do: the run is not touched, args.json keeps the arguments it ran with.
+    rllib_train.main(["--resume", str(folder), "--final-deals", "3"])
+    assert "finished already (1 iterations): nothing to do" in capsys.readouterr().out
+    assert (folder / "args.json").read_text() == saved
+    report = rllib_train.main(["--resume", str(folder), "--iterations", "2", "--no-progress"])
+    assert report["iterations"] == 2 and report["args"]["iterations"] == 2
+    rows = (folder / "metrics.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["1", "2"]
+    assert json.loads((folder / "args.json").read_text())["iterations"] == 2
+    assert json.loads((folder / "state.json").read_text())["status"] == "finished"
+    with pytest.raises(SystemExit):
+        rllib_train.main(["--resume", str(folder), "--iterations", "1"])
+    assert "--iterations: got 1; allowed: at least the 2 iterations" in capsys.readouterr().err
+
+
+def test_diverged_weights_stop_the_run_before_its_first_checkpoint_which_resumes(
+    tmp_path, capsys, monkeypatch
+):
+    # Weights gone NaN in the first iteration (as a far too large learning rate leaves
+    # them): the run stops there, with no NaN checkpoint, and says so (the final evaluation
+    # once said the learner "chose an illegal action"). state.json was written with the
+    # folder, so --resume trains from the beginning in the same folder.
+    from ray.rllib.algorithms.ppo import PPO
+
+    train = PPO.train
+
+    def diverging(self):
+        result = train(self)
+        state = self.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+        self.learner_group.set_weights({LEARNER: {k: v * np.nan for k, v in state.items()}})
+        return result
+
+    monkeypatch.setattr(PPO, "train", diverging)
+    args = [*TINY, "--env-runners", "1", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit) as stopped:
+        rllib_train.main(args)
+    assert stopped.value.code == 1
+    out = capsys.readouterr().out
+    assert "the learner's weights are not finite (NaN or inf) after iteration 1" in out
+    assert "no checkpoint yet: --resume trains again from the beginning" in out
+    folder = run_folder(tmp_path)
+    assert f"--resume {folder}" in out
+    assert (folder / "error.log").is_file() and not (folder / rllib_train.CHECKPOINT).exists()
+    monkeypatch.undo()
+    report = rllib_train.main(["--resume", str(folder)])
+    assert report["iterations"] == 1
+    assert "no checkpoint, from the beginning" in capsys.readouterr().out
+    rows = (folder / "metrics.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["1"]
+
+
+def test_a_resume_refusal_names_the_missing_file(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        rllib_train.open_run(["--resume", str(tmp_path)])
+    assert f"{tmp_path} is not an RLlib training run (no args.json)" in capsys.readouterr().err
+
+
 def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "gofish_training.rllib_train", *args]
 
@@ -159,6 +226,9 @@ def command(*args: str) -> list[str]:
         (["--train-batch", "0"], "--train-batch: got 0; allowed: an integer >= 2"),
         (["--learners", "-1"], "--learners: got -1"),
         (["--eval-cpus", "easy,grandmaster"], "--eval-cpus: unknown CPU level"),
+        (["--learning-rate", "inf"], "--learning-rate: got inf; allowed: a finite number > 0"),
+        (["--ent-coef", "nan"], "--ent-coef: got nan; allowed: a finite number >= 0"),
+        (["--clip-range", "inf"], "--clip-range: got inf; allowed: a finite number > 0"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_work(tmp_path, args, message):
@@ -183,6 +253,7 @@ def test_an_unreachable_cluster_fails_fast_with_a_message(tmp_path, address):
     assert result.returncode == 2
     assert f"--address {address}: nothing answers at 127.0.0.1:9" in result.stdout
     assert time.perf_counter() - start < 60  # Ray alone waits 30 s to minutes
+    assert not any(tmp_path.iterdir())  # nothing ran: no run folder left behind
 
 
 def interrupted_run(out: Path, args: list[str], ready, timeout: float) -> tuple[int, str]:
@@ -239,8 +310,99 @@ def test_ctrl_c_in_the_final_report_stops_at_once_with_the_trained_run_kept(tmp_
     folder = run_folder(tmp_path)
     assert json.loads((folder / "state.json").read_text())["status"] == "trained"
     assert not (folder / "evaluation.json").exists()
-    assert "Interrupted; the last checkpoint is kept" in stdout
+    assert "Interrupted; the checkpoint at iteration 1 is kept" in stdout
     assert f"--resume {folder}" in stdout
+
+
+def logged_run(out: Path, args: list[str], ready, act, timeout: float) -> tuple[int, str]:
+    """Runs ``gofish-rllib-train ARGS --out OUT`` (its own session, as a terminal's job,
+    output to a file) and, once ``ready(output)``, calls ``act(process)``; returns its exit
+    code and output."""
+    log = out / "output.txt"
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            command(*args, "--out", str(out / "runs")),
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 240
+        while not ready(log.read_text()):
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail(f"the run did not get there in time:\n{log.read_text()}")
+            time.sleep(0.1)
+        act(process)
+        process.wait(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    return process.returncode, log.read_text()
+
+
+def test_ctrl_c_while_rllib_builds_the_algorithm_exits_cleanly_with_nothing_kept(tmp_path):
+    # RLlib takes seconds to build the algorithm (EnvRunners, learner): a Ctrl-C then once
+    # ended in a KeyboardInterrupt traceback, leaving a folder --resume refused.
+    args = [*TINY, "--env-runners", "1"]
+    returncode, output = logged_run(
+        tmp_path,
+        args,
+        lambda text: "Ray:" in text,
+        lambda process: (time.sleep(1.0), process.send_signal(signal.SIGINT)),
+        timeout=120,
+    )
+    assert returncode == 130, output
+    assert "Interrupted before training began; nothing to keep." in output
+    assert "Traceback" not in output
+    assert not any((tmp_path / "runs").iterdir())
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (Ray's local workers are: raylet's children)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_env_runner(process) -> None:
+    for pid in descendants(process.pid):
+        with contextlib.suppress(OSError):
+            name = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"ray::MultiAgentEnvRunner" in name:
+                os.kill(pid, signal.SIGKILL)
+                return
+    pytest.fail("no EnvRunner process found")
+
+
+def test_a_lost_env_runner_fails_the_run_with_the_resume_command(tmp_path):
+    # RLlib restarted a lost EnvRunner and went on: iterations that sampled nothing counted
+    # as training, and the run claimed its full count.
+    args = [*TINY, "--env-runners", "1", "--iterations", "300", "--checkpoint-every", "2"]
+
+    def two_iterations(_text: str) -> bool:
+        metrics = list((tmp_path / "runs").glob("*/metrics.csv"))
+        return bool(metrics) and len(metrics[0].read_text().splitlines()) >= 3
+
+    returncode, output = logged_run(tmp_path, args, two_iterations, kill_env_runner, 120)
+    assert returncode == 1, output
+    folder = run_folder(tmp_path / "runs")
+    assert "Training failed" in output and f"--resume {folder}" in output
+    assert "the checkpoint at iteration" in output
+    assert (folder / "error.log").is_file()
+    state = json.loads((folder / "state.json").read_text())
+    assert state["status"] == "training" and state["iteration"] < 300
 
 
 def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, request):
@@ -263,6 +425,28 @@ def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, reque
     assert all(torch.equal(quiet[key], busy[key]) for key in quiet)
     metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
     losses = [[row.split(",")[8:] for row in rows[1:]] for rows in metrics]
+    assert losses[0] == losses[1]
+
+
+def test_the_same_seed_draws_the_same_snapshots_and_trains_the_same_network(tmp_path):
+    # Which snapshot slot plays a seat was a hash of RLlib's episode id (a uuid4): with a
+    # snapshot renewed every iteration, the same seed then trained another network.
+    args = [*TINY, "--iterations", "3", "--env-runners", "1", "--envs-per-runner", "4"]
+    args += ["--opponents", "mix:random,snapshot", "--snapshot-every", "1"]
+    folders = []
+    for name in ("a", "b"):
+        subprocess.run(
+            command(*args, "--out", str(tmp_path / name)),
+            check=True,
+            capture_output=True,
+            timeout=600,
+            cwd=ROOT,
+        )
+        folders.append(run_folder(tmp_path / name))
+    first, second = (load_module(folder / "module").state_dict() for folder in folders)
+    assert all(torch.equal(first[key], second[key]) for key in first)
+    metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
+    losses = [[row.split(",")[5:] for row in rows[1:]] for rows in metrics]
     assert losses[0] == losses[1]
 
 

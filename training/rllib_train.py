@@ -44,7 +44,7 @@ from gofish_training.evaluate import evaluate, results_json, results_table
 from gofish_training.plots import plot_learning_curve
 from gofish_training.rllib_agents import RLModulePlayer, export_module
 from gofish_training.rllib_cluster import ClusterError, address_problem, ray_session
-from gofish_training.rllib_env import EnvSettings, GoFishMultiAgentEnv, register_env
+from gofish_training.rllib_env import EnvSettings, GoFishMultiAgentEnv, register_env, role_of
 from gofish_training.rllib_policies import LEARNER, WIN_SHARE, PolicySetup
 
 
@@ -134,6 +134,14 @@ AT_LEAST_ONE = (
     "final_deals",
     "checkpoint_every",
 )
+# Every float argument: what is allowed, and the check (on finite values).
+FLOAT_CHECKS = {
+    "learning_rate": ("a finite number > 0", lambda value: value > 0),
+    "gamma": ("a number in (0, 1]", lambda value: 0 < value <= 1),
+    "gae_lambda": ("a number in (0, 1]", lambda value: 0 < value <= 1),
+    "ent_coef": ("a finite number >= 0", lambda value: value >= 0),
+    "clip_range": ("a finite number > 0", lambda value: value > 0),
+}
 CHECKPOINT = "checkpoint"
 STATE_FILE = "state.json"
 METRICS_FILE = "metrics.csv"
@@ -157,15 +165,10 @@ def check_args(parser, args: Args) -> EnvSettings:
         refuse("train_batch", "an integer >= 2")
     if args.minibatch < 2 or args.minibatch > args.train_batch:
         refuse("minibatch", f"an integer from 2 to --train-batch ({args.train_batch})")
-    if not args.learning_rate > 0:
-        refuse("learning_rate", "a number > 0")
-    for name in ("gamma", "gae_lambda"):
-        if not 0 < getattr(args, name) <= 1:
-            refuse(name, "a number in (0, 1]")
-    if not args.ent_coef >= 0:
-        refuse("ent_coef", "a number >= 0")
-    if not args.clip_range > 0:
-        refuse("clip_range", "a number > 0")
+    for name, (allowed, ok) in FLOAT_CHECKS.items():
+        value = getattr(args, name)
+        if not (math.isfinite(value) and ok(value)):  # inf and nan refused too
+            refuse(name, allowed)
     if hidden_sizes(args) is None:
         refuse("hidden", "layer sizes separated by commas, e.g. 256,256")
     check_cpu_levels(parser, "--eval-cpus", parse_list(parser, "--eval-cpus", args.eval_cpus))
@@ -206,6 +209,18 @@ class Run:
     folder: Path
     state: dict = field(default_factory=dict)
     resumed: bool = False
+    checkpoint_iteration: int | None = None  # of the checkpoint on disk; None: none yet
+
+    @property
+    def kept(self) -> str:
+        """What a stop or a crash leaves to go on from, for the message that says so."""
+        if self.checkpoint_iteration is None:
+            return "no checkpoint yet: --resume trains again from the beginning, in this folder"
+        return f"the checkpoint at iteration {self.checkpoint_iteration} is kept"
+
+
+def fresh_state() -> dict:
+    return {"iteration": 0, "history": [], "seconds": 0.0, "status": "training"}
 
 
 def open_run(argv: list[str] | None) -> Run:
@@ -216,10 +231,11 @@ def open_run(argv: list[str] | None) -> Run:
     args = Args(**vars(parser.parse_args(argv)))
     if args.resume:
         folder = Path(args.resume)
-        if not (folder / "args.json").is_file() or not (folder / STATE_FILE).is_file():
-            parser.error(
-                f"--resume: {folder} is not an RLlib training run (no args.json, state.json)"
-            )
+        has_checkpoint = (folder / CHECKPOINT).is_dir()
+        if not (folder / "args.json").is_file():
+            parser.error(f"--resume: {folder} is not an RLlib training run (no args.json)")
+        if has_checkpoint and not (folder / STATE_FILE).is_file():
+            parser.error(f"--resume: {folder} has a checkpoint but no {STATE_FILE} to go with it")
         # A run saved before an argument existed ran with that argument's default.
         saved = dataclasses.asdict(Args()) | json.loads((folder / "args.json").read_text())
         given = vars(build_parser(suppress_defaults=True).parse_args(argv))
@@ -230,9 +246,23 @@ def open_run(argv: list[str] | None) -> Run:
                 parser.error(f"{flag}: a resumed run keeps its {flag} ({saved[name]!r})")
         args = Args(**{**saved, **given, "resume": ""})
         settings = check_args(parser, args)
-        (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
-        state = json.loads((folder / STATE_FILE).read_text())
-        return Run(args, settings, folder, state, resumed=True)
+        if has_checkpoint:
+            state = json.loads((folder / STATE_FILE).read_text())
+        else:  # stopped before its first checkpoint: training starts again from the beginning
+            state = fresh_state()
+        done = state["iteration"]
+        if args.iterations < done:
+            parser.error(
+                f"--iterations: got {args.iterations}; allowed: at least the {done} iterations "
+                f"{folder} has done"
+            )
+        if state["status"] != "training" and args.iterations > done:
+            state["status"] = "training"  # a trained or finished run trains on to the new count
+        run = Run(args, settings, folder, state, resumed=True)
+        run.checkpoint_iteration = done if has_checkpoint else None
+        if state["status"] != "finished":  # args.json says what the run goes on with
+            (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        return run
     settings = check_args(parser, args)
     name = args.name or f"rllib_{args.rules}{args.players}__{args.opponents}__{args.seed}"
     name += "__" + time.strftime("%Y%m%d-%H%M%S")
@@ -244,8 +274,9 @@ def open_run(argv: list[str] | None) -> Run:
     except OSError as error:
         parser.error(f"--out: cannot write to {folder}: {error.strerror or error}")
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
-    state = {"iteration": 0, "history": [], "seconds": 0.0, "status": "training"}
-    return Run(args, settings, folder, state)
+    run = Run(args, settings, folder, fresh_state())
+    write_state(run)  # from here on --resume finds the run, whenever it stops
+    return run
 
 
 def build_config(run: Run):
@@ -253,7 +284,7 @@ def build_config(run: Run):
     from ray.rllib.algorithms.ppo import PPOConfig
 
     args = run.args
-    setup = PolicySetup(run.settings.plan, args.snapshot_pool)
+    setup = PolicySetup(run.settings.plan, args.snapshot_pool, args.seed)
     return (
         PPOConfig()
         .environment(register_env(), env_config=env_config(args))
@@ -265,9 +296,13 @@ def build_config(run: Run):
             # make many). Lists are what the learner connectors take anyway.
             episodes_to_numpy=False,
             # RLlib drops samples that take over 60 s: on a busy machine an iteration would
-            # then train on nothing. A runner that dies still fails the iteration.
+            # then train on nothing.
             sample_timeout_s=None,
         )
+        # A runner that dies (its process killed, its node lost) fails the run, which says
+        # how to resume from the last checkpoint. RLlib's default restarts it instead, and
+        # the iteration it died in trains on what the others sampled: nothing, with one.
+        .fault_tolerance(restart_failed_env_runners=False, ignore_env_runner_failures=False)
         .learners(num_learners=args.learners)
         .multi_agent(**setup.multi_agent_kwargs())
         .rl_module(rl_module_spec=setup.module_spec({"hidden": hidden_sizes(args)}))
@@ -319,7 +354,7 @@ class MetricsLog:
         "env_steps_sampled",
         "iteration_seconds",
         "sample_seconds",
-        "learner_return_mean",
+        "learner_return_per_seat",
         "learner_win_share",
         "episode_len_mean",
         "policy_loss",
@@ -352,9 +387,7 @@ class MetricsLog:
             "env_steps_sampled": count(runners.get("num_env_steps_sampled")),
             "iteration_seconds": round(seconds, 3),
             "sample_seconds": round(timers.get("env_runner_sampling_timer", float("nan")), 3),
-            "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(
-                LEARNER, float("nan")
-            ),
+            "learner_return_per_seat": learner_return_per_seat(runners),
             "learner_win_share": runners.get(WIN_SHARE, float("nan")),
             "episode_len_mean": runners.get("episode_len_mean", float("nan")),
             "policy_loss": learner.get("policy_loss", float("nan")),
@@ -364,6 +397,7 @@ class MetricsLog:
         }
 
     def write(self, row: dict) -> None:
+        """Appends ``row`` (NaN: what the iteration did not measure) and logs it."""
         with self.path.open("a", newline="") as handle:
             csv.DictWriter(handle, self.COLUMNS).writerow(row)
         for key, value in row.items():
@@ -380,6 +414,44 @@ class MetricsLog:
         self.writer.close()
 
 
+def learner_return_per_seat(runners: dict) -> float:
+    """The learner's mean return per seat it held: the mean over its seats (``learner_S``
+    agents) of RLlib's mean return of each. (RLlib's return of the learner module sums its
+    seats of a game: with self-play, every catch of the game.)"""
+    returns = runners.get("agent_episode_returns_mean", {})
+    seats = [value for agent, value in returns.items() if role_of(agent) == LEARNER]
+    return sum(seats) / len(seats) if seats else float("nan")
+
+
+class TrainingFailed(RuntimeError):
+    """Training cannot go on; the message says why, in a line."""
+
+
+def check_iteration(algorithm: Any, row: dict) -> None:
+    """Refuse an iteration that sampled nothing (it trained nothing) or left the learner
+    with weights that are not finite (every iteration after it would be NaN too, and the
+    evaluations would play a broken network), before it is checkpointed."""
+    if row["env_steps_sampled"] == 0:
+        raise TrainingFailed(
+            f"iteration {row['iteration']} sampled no env steps (an EnvRunner lost?)"
+        )
+    weights = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+    if not all(torch.isfinite(torch.as_tensor(value)).all() for value in tensors(weights)):
+        raise TrainingFailed(
+            f"the learner's weights are not finite (NaN or inf) after iteration "
+            f"{row['iteration']}: training diverged; a smaller --learning-rate may help"
+        )
+
+
+def tensors(state: Any):
+    """The arrays of a (nested) module state."""
+    if isinstance(state, dict):
+        for value in state.values():
+            yield from tensors(value)
+    else:
+        yield state
+
+
 def save_checkpoint(run: Run, algorithm: Any) -> None:
     """The algorithm (networks, optimizer, snapshots, RLlib's counters), then ``state.json``
     last: a crash at any moment leaves the previous checkpoint whole."""
@@ -393,6 +465,7 @@ def save_checkpoint(run: Run, algorithm: Any) -> None:
         (folder / CHECKPOINT).rename(old)
     fresh.rename(folder / CHECKPOINT)
     write_state(run)
+    run.checkpoint_iteration = run.state["iteration"]
     if old.exists():
         _remove_tree(old)
 
@@ -440,6 +513,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
                 row = metrics.row(result, seconds)
                 state["env_steps"] = row["env_steps"]
                 metrics.write(row)
+                check_iteration(algorithm, row)
                 if (
                     state["iteration"] % args.eval_every == 0
                     or state["iteration"] == args.iterations
@@ -449,7 +523,7 @@ def train(run: Run, algorithm: Any, module_spec: Any, stop: StopRequests, consol
                     save_checkpoint(run, algorithm)
                 status = (
                     f"{row['env_steps_sampled'] / seconds:,.0f} env steps/s (all in)  "
-                    f"learner return {row['learner_return_mean']:.2f}"
+                    f"learner return per seat {row['learner_return_per_seat']:.2f}"
                 )
                 progress.update(task, completed=state["iteration"], status=status)
     finally:
@@ -522,9 +596,13 @@ def main(argv: list[str] | None = None) -> dict:
     args, state = run.args, run.state
     console = Console(soft_wrap=True)
     if state["status"] == "finished":
-        console.print(f"{run.folder} finished already: nothing to do.")
+        console.print(
+            f"{run.folder} finished already ({state['iteration']} iterations): nothing to do. "
+            f"To train on, give --iterations above {state['iteration']}."
+        )
         return json.loads((run.folder / "evaluation.json").read_text())
     torch.set_num_threads(1)  # the learner's small updates; runners' cores stay free
+    algorithm = None
     try:
         with ray_session(args.address, args.env_runners + args.learners) as resources:
             learners = f"{args.learners} Learners" if args.learners else "the Learner here"
@@ -532,13 +610,15 @@ def main(argv: list[str] | None = None) -> dict:
                 f"Ray: {resources.get('CPU', 0):g} CPUs; {args.env_runners} EnvRunners x "
                 f"{args.envs_per_runner} games, {learners} -> {run.folder}"
             )
-            config = build_config(run)
-            algorithm = config.build_algo()
-            module_spec = learner_spec(config, args)
-            if run.resumed:
-                algorithm.restore_from_path((run.folder / CHECKPOINT).resolve())
-                console.print(f"Resuming {run.folder} at iteration {state['iteration']}.")
             try:
+                config = build_config(run)
+                algorithm = config.build_algo()
+                module_spec = learner_spec(config, args)
+                if run.checkpoint_iteration is not None:
+                    algorithm.restore_from_path((run.folder / CHECKPOINT).resolve())
+                    console.print(f"Resuming {run.folder} at iteration {state['iteration']}.")
+                elif run.resumed:
+                    console.print(f"Resuming {run.folder}: no checkpoint, from the beginning.")
                 with StopRequests() as stop:
                     if state["status"] == "training":
                         train(run, algorithm, module_spec, stop, console)
@@ -547,23 +627,31 @@ def main(argv: list[str] | None = None) -> dict:
                 stop.interrupt_if_requested()
                 with interrupts_raise():  # a stop here loses only the report, made again
                     return final_report(run, algorithm, module_spec, console)
-            except KeyboardInterrupt:
-                console.print(
-                    f"\nInterrupted; the last checkpoint is kept. Go on with:\n  "
-                    f"{escape(resume_command(run.folder))}"
-                )
-                raise SystemExit(130) from None
-            except Exception:  # not SystemExit, a stop's own exit
+            except Exception as error:  # not SystemExit, a stop's own exit
                 (run.folder / "error.log").write_text(traceback.format_exc())
+                reason = f"{error}. " if isinstance(error, TrainingFailed) else ""
                 console.print(
-                    f"[red]Training failed: the traceback is in {run.folder / 'error.log'}. "
-                    f"The last checkpoint is kept. Go on with:[/red]\n  "
+                    f"[red]Training failed: {escape(reason)}The traceback is in "
+                    f"{run.folder / 'error.log'}; {escape(run.kept)}. Go on with:[/red]\n  "
                     f"{escape(resume_command(run.folder))}"
                 )
                 raise SystemExit(1) from None
             finally:
-                algorithm.stop()
+                if algorithm is not None:
+                    algorithm.stop()
+    except KeyboardInterrupt:  # a second Ctrl-C, or one while Ray or RLlib starts
+        if not run.resumed and run.checkpoint_iteration is None and state["iteration"] == 0:
+            _remove_tree(run.folder)  # nothing trained: nothing to go on from
+            console.print("\nInterrupted before training began; nothing to keep.")
+        else:
+            console.print(
+                f"\nInterrupted; {escape(run.kept)}. Go on with:\n  "
+                f"{escape(resume_command(run.folder))}"
+            )
+        raise SystemExit(130) from None
     except ClusterError as error:
+        if not run.resumed:  # refused before anything ran: no run to keep
+            _remove_tree(run.folder)
         console.print(f"[red]{escape(str(error))}[/red]")
         raise SystemExit(2) from None
 
