@@ -6,6 +6,7 @@ modules: tests/test_evaluate.py, test_imitation.py, test_agents.py, test_vec_env
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pytest
@@ -171,6 +172,38 @@ def test_resume_continues_from_a_saved_model(tiny_run, tmp_path):
     )
     steps = [entry["timesteps"] for entry in report["history"]]
     assert steps[0] > 512  # counts on from the saved model's 512 steps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--net-arch", "64"], "--net-arch: a run from {zip} keeps its network (--net-arch 32"),
+        (["--policy", "ask-scoring"], "--policy: a run from {zip} keeps its network (--policy m"),
+    ],
+)
+def test_resume_from_a_model_refuses_another_network(tiny_run, tmp_path, capsys, argv, message):
+    run, _ = tiny_run
+    zip_file = run / "model.zip"
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--resume", str(zip_file), *argv, "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert message.format(zip=zip_file) in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_resume_from_a_model_records_its_network(tiny_run, tmp_path):
+    """Not the defaults (mlp, 256,256) it never had: the network of the model, which the
+    run goes on with."""
+    run, _ = tiny_run
+    argv = ["--resume", str(run / "model.zip"), "--net-arch", "32, 32", "--out", str(tmp_path)]
+    for given in (argv, argv[:2] + argv[4:]):
+        opened = train.open_run(given)
+        saved = json.loads((opened.folder / "args.json").read_text())
+        assert (saved["policy"], saved["net_arch"]) == ("mlp", "32,32")
+        assert (opened.args.policy, opened.args.net_arch) == ("mlp", "32,32")
+        shutil.rmtree(opened.folder)
 
 
 @pytest.mark.slow

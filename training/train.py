@@ -402,7 +402,8 @@ def open_run(argv: list[str] | None) -> Run:
     if resume is not None:
         if resume.suffix != ".zip":
             parser.error(f"--resume: {resume} is neither a run folder nor a saved model (.zip)")
-        check_model_file(parser, resume, rules)
+        model = check_model_file(parser, resume, rules)
+        args = with_network_of(parser, argv, args, model, resume)
     name = args.name or f"{args.rules}{args.players}__{args.opponents}__{args.seed}"
     name += "__" + time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out)
@@ -485,15 +486,38 @@ def check_selfplay_folder(
         )
 
 
-def check_model_file(parser: argparse.ArgumentParser, path: Path, rules: Rules) -> None:
+def check_model_file(parser: argparse.ArgumentParser, path: Path, rules: Rules) -> MaskablePPO:
     """Refuse, before any work, a model to go on from that is for another table or that
     SB3 cannot load (the file is loaded here: a corrupt one fails now, not once training
-    begins)."""
+    begins); the model loaded."""
     try:
         check_agent_rules(path, rules)
-        load_model(str(path))
+        return load_model(str(path))
     except AgentFileError as error:
         parser.error(f"--resume: {error}")
+
+
+def with_network_of(
+    parser: argparse.ArgumentParser, argv: list[str], args: Args, model: MaskablePPO, path: Path
+) -> Args:
+    """The arguments with the network of the model that ``--resume MODEL.zip`` goes on
+    from (its --policy and --net-arch, which it keeps); one given that differs is refused."""
+    policy = "ask-scoring" if issubclass(model.policy_class, AskScoringPolicy) else "mlp"
+    layers = model.policy_kwargs.get("net_arch", [64, 64])  # SB3's default
+    if isinstance(layers, dict) and layers.get("pi") == layers.get("vf"):
+        layers = layers.get("pi")
+    network = {"policy": policy}
+    if isinstance(layers, list) and all(isinstance(size, int) for size in layers):
+        network["net_arch"] = ",".join(str(size) for size in layers)
+    given = vars(build_parser(suppress_defaults=True).parse_args(argv))
+    for name, value in network.items():
+        if name in given and given[name].replace(" ", "") != value:
+            flag = "--" + name.replace("_", "-")
+            parser.error(
+                f"{flag}: a run from {path} keeps its network ({flag} {value}); got "
+                f"{given[name]!r}. Leave it out, or start a new network without --resume."
+            )
+    return dataclasses.replace(args, **network)
 
 
 def resume_command(folder: Path) -> str:
