@@ -402,6 +402,31 @@ def test_sigterm_during_the_imitation_exits_143(tmp_path, monkeypatch, capsys):
     assert "Interrupted; what was saved is kept. Go on with:" in capsys.readouterr().out
 
 
+def test_the_imitation_games_time_is_summed_over_the_sessions(tmp_path, monkeypatch):
+    """A stop during the games, then a resume that plays the rest: timing's
+    imitation_seconds.games counts both sessions, not only the last."""
+    from gofish_training.checkpoints import Interrupted
+
+    sessions = []
+
+    def collect(*args, **kwargs):  # 0.4 s stopped, then 0.2 s to finish
+        sessions.append(True)
+        kwargs["folder"].mkdir(parents=True, exist_ok=True)  # where the parts would be
+        time.sleep(0.4 if len(sessions) == 1 else 0.2)
+        if len(sessions) == 1:
+            raise Interrupted(signal.SIGINT)
+        return []
+
+    monkeypatch.setattr(train, "collect_in_parts", collect)
+    monkeypatch.setattr(train, "pretrain", lambda *args, **kwargs: [{"agreement": 1.0}])
+    argv = [*TINY, "--timesteps", "256", "--imitate", "random", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit) as stop:
+        train.main(argv)
+    assert stop.value.code == 130
+    report = train.main(["--resume", str(run_folder(tmp_path))])
+    assert 0.6 <= report["timing"]["imitation_seconds"]["games"] < 5
+
+
 @pytest.mark.slow
 def test_a_stop_while_the_imitation_games_are_played_keeps_the_parts_done(tmp_path):
     """Ctrl-C while two workers play the teacher's games: the parts done stay on disk, no

@@ -46,7 +46,8 @@ class RunState:
     next_snapshot: int = 0
     snapshots: list[str] = field(default_factory=list)
     imitation: list[dict] = field(default_factory=list)
-    # Wall time of the imitation's games and of its fit, in the session that finished them.
+    # Wall time of the imitation's games (summed over the sessions that played them) and of
+    # its fit (in the session that finished it).
     imitation_seconds: dict[str, float] = field(default_factory=dict)
     train_seconds: float = 0.0
     env_seconds: float = 0.0

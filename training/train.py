@@ -791,20 +791,28 @@ def imitate(
         seat="random",
         reward=args.reward,
     )
+    # The games' time is summed over the sessions that played them (a stop keeps the parts
+    # played, and their time, in the folder of the games).
+    spent = run.folder / DEMONSTRATIONS / "seconds.json"
+    before = json.loads(spent.read_text())["games"] if spent.is_file() else 0.0
     start = time.perf_counter()
-    demos = collect_in_parts(
-        teacher_env,
-        args.imitate,
-        args.imitate_games,
-        args.gamma,
-        args.seed,
-        args.imitate_temperature,
-        args.imitate_workers,
-        folder=run.folder / DEMONSTRATIONS,
-        progress=args.progress,
-        teacher_options=teacher_options(args, run.rules),
-        after_part=check,
-    )
+    try:
+        demos = collect_in_parts(
+            teacher_env,
+            args.imitate,
+            args.imitate_games,
+            args.gamma,
+            args.seed,
+            args.imitate_temperature,
+            args.imitate_workers,
+            folder=run.folder / DEMONSTRATIONS,
+            progress=args.progress,
+            teacher_options=teacher_options(args, run.rules),
+            after_part=check,
+        )
+    finally:
+        spent.parent.mkdir(parents=True, exist_ok=True)
+        spent.write_text(json.dumps({"games": before + time.perf_counter() - start}))
     played = time.perf_counter()
     run.state.imitation = pretrain(
         model,
@@ -816,7 +824,7 @@ def imitate(
         relabelling=RankRelabelling.for_rules(run.rules) if args.imitate_relabel else None,
     )
     run.state.imitation_seconds = {
-        "games": played - start,
+        "games": before + played - start,
         "fit": time.perf_counter() - played,
     }
     minutes = {key: seconds / 60 for key, seconds in run.state.imitation_seconds.items()}
