@@ -150,3 +150,17 @@ def copy_learner(algorithm: Any, slots) -> None:
     state = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
     modules = {snapshot_module(slot): state for slot in slots}
     algorithm.set_state({"learner_group": {"learner": {"rl_module": modules}}})
+    # set_state sends the weights to the EnvRunners without waiting, and drops the request
+    # while another is in flight: the copies that played the next sample then depended on
+    # timing (the same seed trained another network). Set them there too, and wait.
+    algorithm.env_runner_group.foreach_env_runner(
+        functools.partial(_set_modules, modules=modules), local_env_runner=True
+    )
+
+
+def _set_modules(runner: Any, modules: dict) -> None:
+    """In an EnvRunner: set ``modules`` (module id -> state) of its RLModule."""
+    if getattr(runner, "module", None) is None:
+        return
+    for module_id, state in modules.items():
+        runner.module[module_id].set_state(state)
