@@ -474,20 +474,23 @@ def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_finished_run_refuses_new_arguments_and_keeps_its_args_json(tmp_path, capsys):
-    """A finished run trains no more: new settings (a larger --timesteps included) are
-    refused, with the way to train on (a new run from its model), and its args.json is
-    not rewritten with settings it never ran with."""
+    """A finished run takes a larger --timesteps alone (it trains on to it, as
+    gofish-rllib-train does with --iterations): other new settings are refused with the
+    way to train on, and its args.json is not rewritten with settings it never ran with."""
     train.main([*TINY, "--timesteps", "256", "--out", str(tmp_path)])
     folder = run_folder(tmp_path)
     args_json = (folder / "args.json").read_bytes()
-    error = refused(["--resume", str(folder), "--timesteps", "100000", "--seed", "7"], capsys)
+    error = refused(["--resume", str(folder), "--timesteps", "256", "--seed", "7"], capsys)
     assert f"--resume: {folder} finished already (256 steps) and takes no new arguments" in error
-    assert "(got --timesteps 100000, --seed 7)" in error
-    assert f"start a new run: --resume {folder / 'model.zip'} --timesteps STEPS" in error
+    assert "(got --seed 7). To train on, give --timesteps above 256" in error
     assert (folder / "args.json").read_bytes() == args_json
     train.main(["--resume", str(folder), "--progress"])  # how it shows itself: no setting
     assert "finished already (256 steps): nothing to do" in capsys.readouterr().out
     assert (folder / "args.json").read_bytes() == args_json
+    report = train.main(["--resume", str(folder), "--timesteps", "512"])
+    assert report["timesteps"] == 512 and state_of(folder)["status"] == "finished"
+    assert json.loads((folder / "args.json").read_text())["timesteps"] == 512
+    assert report["history"][-1]["timesteps"] == 512
 
 
 @pytest.mark.slow

@@ -448,13 +448,14 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     check_writable(parser, folder)
     state, model_file = load_run_state(folder)
     changed = [name for name in given if given[name] != saved[name] and name != "progress"]
-    if state.status == "finished":
+    grows = "timesteps" in given and state.first_timesteps + args.timesteps > state.timesteps
+    if state.status == "finished" and not grows:
         if changed:  # it would not run with them: refused, and args.json is left as it is
             got = ", ".join(f"--{name.replace('_', '-')} {given[name]}" for name in changed)
             parser.error(
                 f"--resume: {folder} finished already ({state.timesteps:,} steps) and takes "
-                f"no new arguments (got {got}). To train on from its model, start a new run: "
-                f"--resume {folder / 'model.zip'} --timesteps STEPS"
+                f"no new arguments but a larger --timesteps (got {got}). To train on, give "
+                f"--timesteps above {state.timesteps - state.first_timesteps}"
             )
         return Run(Args(**{**saved, "resume": ""}), rules, folder, state, model_file, True)
     if "timesteps" in given:
@@ -465,7 +466,7 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
                 f"trained {done:,} steps already)"
             )
         state.budget = state.first_timesteps + args.timesteps
-        if state.status == "trained" and state.budget > state.timesteps:
+        if state.status in ("trained", "finished") and state.budget > state.timesteps:
             state.status = "training"  # trained to its old budget: it trains on to the new
     check_model_file(parser, model_file, rules)
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
