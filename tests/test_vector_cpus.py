@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import copy
 import random
+import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -144,6 +146,66 @@ def test_levels_of_the_wrong_shape_or_name_are_refused_and_change_nothing():
     with pytest.raises(ValueError, match="levels: got 'master'"):
         players.set_levels(["easy", "master", "hard"])
     assert (players.state.level == before).all()
+
+
+def test_reset_refuses_games_outside_the_batch_and_seeds_not_one_per_game():
+    batch = VectorGame(Rules(players=4), 4, seed=7)
+    players = CompiledCPUs(batch, "random", seed=1)
+    before = players.state.rng.copy()
+    for games, seeds in (([4], [1]), ([-1], [1]), ([1000000], None), ([0.5], [1])):
+        with pytest.raises(ValueError, match="games: "):
+            players.reset(games, seeds)
+    for games, seeds in (([0, 1, 2], [5]), ([0], [5, 6]), ([0], [1.5]), ([0, 1], [[1, 2]])):
+        with pytest.raises(ValueError, match=r"seeds: got .*; allowed: one integer per game"):
+            players.reset(games, seeds)
+    assert np.array_equal(players.state.rng, before)
+    players.reset([1, 3], [5, 6])  # what is in range is reseeded, the others kept
+    assert np.array_equal(players.state.rng[:4], before[:4])
+    assert not np.array_equal(players.state.rng[4:8], before[4:8])
+
+
+def test_an_index_far_outside_the_batch_is_refused_not_written(tmp_path):
+    # The kernels do not check indices: before the check, this one killed the process.
+    script = (
+        "from gofish_env import Rules\n"
+        "from gofish_env.vector import CompiledCPUs, VectorGame\n"
+        "players = CompiledCPUs(VectorGame(Rules(players=4), 4, seed=7), 'random', seed=1)\n"
+        "try:\n"
+        "    players.reset([1000000], [1])\n"
+        "except ValueError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "games: indices must be 0 to 3" in done.stdout
+
+
+def test_one_game_entry_points_refuse_indices_outside_the_batch():
+    batch = VectorGame(Rules(players=3), 2, seed=1)
+    for call in (
+        lambda: batch.legal_mask_of(2),
+        lambda: batch.legal_mask_of(-1),
+        lambda: batch.observe_game(5, 0),
+        lambda: batch.dealt_game(-1),
+    ):
+        with pytest.raises(ValueError, match="games: indices must be 0 to 1"):
+            call()
+    with pytest.raises(ValueError, match="seats: allowed: seats from 0 to 2"):
+        batch.observe_game(0, 3)
+    with pytest.raises(ValueError, match="game: got '1'"):
+        batch.legal_mask_of("1")
+    assert batch.legal_mask_of(np.int64(1)).shape == (batch.constants.actions,)
+
+
+def test_a_seed_of_none_draws_one_and_other_seeds_are_refused():
+    batch = VectorGame(Rules(players=3), 2, seed=1)
+    drawn = [CompiledCPUs(batch, "random", seed=None).state.rng.copy() for _ in range(2)]
+    assert not np.array_equal(drawn[0], drawn[1])
+    for seed in ("1", 1.5, True):
+        with pytest.raises(ValueError, match=r"seed: got .*; allowed: an integer, or None"):
+            CompiledCPUs(batch, "random", seed=seed)
 
 
 # ------------------------------------------------------------------------------ no leak

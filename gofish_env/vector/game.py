@@ -253,6 +253,7 @@ class VectorGame:
         """The Python ``Game`` of game ``game``'s last deal (before anything is laid): its
         hands in the order dealt, its pool and first player."""
         S, K = self.state, self.constants
+        game = self._index(game)
         first = int(S.dealt_first[game])
         if first < 0:
             raise ValueError(f"game {game} was copied from a Game, not dealt here")
@@ -377,6 +378,14 @@ class VectorGame:
             raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
         return indices
 
+    def _index(self, game) -> int:
+        """One game's index, checked (the kernels do not check what they are given)."""
+        if isinstance(game, bool) or not isinstance(game, int | np.integer):
+            raise ValueError(f"game: got {game!r}; allowed: a game index")
+        if not 0 <= game < self.num_games:
+            raise ValueError(f"games: indices must be 0 to {self.num_games - 1}")
+        return int(game)
+
     def legal_mask(self) -> np.ndarray:
         """[N, actions] bool: the legal actions of each game's seat to move, in the envs'
         layout (all False where the game is over)."""
@@ -387,7 +396,8 @@ class VectorGame:
     def legal_mask_of(self, game: int) -> np.ndarray:
         """One game's ``legal_mask`` row."""
         row = np.empty((1, self.constants.actions), np.bool_)
-        views.legal_mask_one(self.kernel_state, self.kernel_constants, int(game), row)
+        game = self._index(game)
+        views.legal_mask_one(self.kernel_state, self.kernel_constants, game, row)
         return row[0]
 
     def _check_observable(self) -> None:
@@ -400,6 +410,11 @@ class VectorGame:
     def observe_game(self, game: int, seat: int) -> np.ndarray:
         """One game's observation for one seat."""
         self._check_observable()
+        game = self._index(game)
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
+            raise ValueError(f"seat: got {seat!r}; allowed: a seat from 0 to {self.players - 1}")
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seats: allowed: seats from 0 to {self.players - 1}")
         out = np.empty((1, self.layout.size), np.float32)
         state = self.kernel_state
         views.observe_one(state, self.kernel_constants, self._at, self._gather, game, seat, out)

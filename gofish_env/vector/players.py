@@ -26,10 +26,14 @@ class CompiledCPUs:
 
     ``levels`` is one level for every seat, or an array [N, P] of level names (``None``
     for a seat something else plays). Each seat draws from its own generator, seeded by
-    ``(seed, game, seat)`` and by ``reset``.
+    ``(seed, game, seat)`` and by ``reset``; ``seed=None`` draws a seed (as ``VectorGame``).
     """
 
-    def __init__(self, batch: VectorGame, levels, seed: int = 0):
+    def __init__(self, batch: VectorGame, levels, seed: int | None = 0):
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise ValueError(f"seed: got {seed!r}; allowed: an integer, or None")
         self.batch = batch
         K = batch.constants
         self.state = cpus.allocate_cpus(batch.num_games, batch.players, K.ranks, K.actions)
@@ -71,9 +75,17 @@ class CompiledCPUs:
 
     def reset(self, games: Sequence[int] | np.ndarray | None = None, seeds=None) -> None:
         """A new game at ``games`` (default all): plans forgotten, generators reseeded from
-        ``seeds`` (one per game) or from (seed, game, how many games it has reset)."""
-        indices = np.arange(self.batch.num_games) if games is None else np.asarray(games)
-        indices = indices.astype(np.int64)
+        ``seeds`` (one integer per game) or from (seed, game, how many games it has reset).
+        Indices outside 0 to N-1, or seeds not one per game, are refused (``ValueError``)."""
+        batch = self.batch
+        indices = np.arange(batch.num_games) if games is None else batch._indices(games)
+        if seeds is not None:
+            given = np.asarray(seeds)
+            if given.shape != indices.shape or (given.size and given.dtype.kind not in "iu"):
+                raise ValueError(
+                    f"seeds: got {given.size} of dtype {given.dtype} for {indices.size} "
+                    f"games; allowed: one integer per game, shape {indices.shape}"
+                )
         if seeds is None:
             # The k-th game at each place: a seed made of (seed, k), mixed by seed_state.
             resets = self._deals[indices].astype(np.uint64)
