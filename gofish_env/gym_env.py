@@ -27,7 +27,7 @@ from gofish_env.aec_env import (
     INFO_KEYS as AEC_INFO_KEYS,
 )
 from gofish_env.agent_files import AgentFileError
-from gofish_env.game import IllegalAsk
+from gofish_env.game import Game, IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
 from gofish_env.players import make_player, player_label
 from gofish_env.rewards import RewardScheme, check_illegal_action
@@ -97,6 +97,20 @@ def truncated_before_learner(max_asks: int, seat: int) -> ValueError:
         f"max_asks: the opponents made all {max_asks} asks before the learner's first move "
         f"(seat {seat}), so the episode was truncated before it; allowed: a larger max_asks"
     )
+
+
+def check_start_game(game: Any, rules: Rules, name: str = "options['game']") -> None:
+    """Refuse, as the AEC env does, a start position that is not a ``Game`` of ``rules`` in
+    play (``name`` says which option it came in)."""
+    if not isinstance(game, Game):
+        raise ValueError(f"{name}: got {game!r}; allowed: a gofish_env.Game")
+    if game.rules != rules:
+        raise ValueError(
+            f"{name}: its rules differ from the env's rules "
+            f"({game.rules.describe()} vs {rules.describe()})"
+        )
+    if game.is_over:
+        raise ValueError(f"{name}: the game is over; allowed: a game in play")
 
 
 class OpponentError(RuntimeError):
@@ -289,6 +303,8 @@ class GoFishEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
+        if options and "game" in options:  # checked before anything changes, the seed too
+            check_start_game(options["game"], self.rules)
         super().reset(seed=seed)
         self._ready = False
         if options and "game" in options:

@@ -717,3 +717,31 @@ def test_the_docstring_is_a_full_spec_generated_from_the_layout():
     assert ObservationLayout(Rules(), DEFAULT_HISTORY).markdown() in doc
     assert all(f"| ``{key}`` |" in doc for key in INFO_KEYS)
     assert 'get_wrapper_attr("action_masks")' in doc
+
+
+def finished_game(rules: Rules, seed: int) -> Game:
+    game = Game(rules, seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.ask(*rng.choice(game.legal_asks()))
+    return game
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [
+        ("over", "options['game']: the game is over; allowed: a game in play"),
+        ("nothing", "options['game']: got 'nothing'; allowed: a gofish_env.Game"),
+        ("3p", "options['game']: its rules differ from the env's rules"),
+    ],
+)
+def test_a_refused_start_position_changes_nothing_the_seed_included(game, message):
+    rules = Rules(players=4)
+    game = {"over": finished_game(rules, 5), "3p": Game(Rules(players=3), seed=1)}.get(game, game)
+    kept, refused = GoFishEnv(rules=rules), GoFishEnv(rules=rules)
+    kept.reset(seed=1)
+    refused.reset(seed=1)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        refused.reset(seed=99, options={"game": game})
+    # The next unseeded reset is the one it would have been: the refused call reseeded nothing.
+    assert refused.reset()[0].tobytes() == kept.reset()[0].tobytes()
