@@ -10,6 +10,7 @@ info key are compared at every step."""
 from __future__ import annotations
 
 import copy
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -468,6 +469,115 @@ def test_a_reset_whose_opponents_reach_the_ask_limit_raises_instead_of_dealing_a
             assert str(error).startswith("env 0: max_asks: the opponents made all 4 asks")
             outcomes.append(None)
     assert None in outcomes and True in outcomes
+
+
+class Flaky:
+    """A Python opponent (the first legal action) that raises while ``failing`` is set, or
+    at its ``fail_at``-th move."""
+
+    def __init__(self, fail_at: int = 0):
+        self.moves, self.fail_at, self.failing = 0, fail_at, False
+
+    def __call__(self, observation, mask):
+        self.moves += 1
+        if self.failing or self.moves == self.fail_at:
+            raise RuntimeError("boom")
+        return int(np.flatnonzero(mask)[0])
+
+
+def finished_game(rules: Rules, seed: int) -> Game:
+    game = Game(rules, seed=seed)
+    chooser = np.random.default_rng(seed)
+    while not game.is_over:
+        legal = game.legal_asks()
+        game.ask(*legal[chooser.integers(len(legal))])
+    return game
+
+
+def test_an_opponent_error_in_step_leaves_the_env_refusing_to_step_until_reset():
+    opponent = Flaky(fail_at=40)
+    env = GoFishVectorEnv(4, players=3, opponents=["random", opponent], seat=0)
+    _, infos = env.reset(seed=1)
+    chooser = np.random.default_rng(0)
+    with pytest.raises(OpponentError, match="boom"):
+        for _ in range(200):
+            _, _, _, _, infos = env.step(random_actions(infos["action_mask"], chooser))
+    # The batch is half-stepped (undoing a batch step is not offered): no step goes on from it.
+    actions = random_actions(env.action_masks(), chooser)
+    with pytest.raises(RuntimeError, match=r"step\(\): the last step\(\) failed part way"):
+        env.step(actions)
+    with pytest.raises(RuntimeError, match="must reset every sub-env"):
+        env.reset(options={"reset_mask": np.array([True, False, False, False])})
+    _, infos = env.reset()
+    env.step(random_actions(infos["action_mask"], chooser))
+
+
+def test_a_reset_that_fails_part_way_leaves_the_env_refusing_to_step():
+    opponent = Flaky()
+    env = GoFishVectorEnv(2, players=2, opponents=opponent, seat=1)
+    env.reset(seed=0)
+    opponent.failing = True
+    with pytest.raises(OpponentError):
+        env.reset()
+    with pytest.raises(RuntimeError, match=r"step\(\): reset\(\) did not complete"):
+        env.step(np.zeros(2, np.int64))
+    opponent.failing = False
+    _, infos = env.reset()
+    env.step(random_actions(infos["action_mask"], np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize(
+    ("last", "message"),
+    [
+        ("over", "options['games'][3]: the game is over; allowed: a game in play"),
+        (7, "options['games'][3]: got 7; allowed: a gofish_env.Game"),
+        ("3p", "options['games'][3]: its rules differ from the env's rules"),
+    ],
+)
+def test_a_refused_games_reset_changes_nothing_the_seed_included(last, message):
+    rules = Rules(players=4)
+    last = {"over": finished_game(rules, 5), "3p": Game(Rules(players=3), seed=1)}.get(last, last)
+    kept, env = GoFishVectorEnv(4, rules=rules, seat=2), GoFishVectorEnv(4, rules=rules, seat=2)
+    kept.reset(seed=3)
+    observations, infos = env.reset(seed=3)
+    before = [array.copy() for array in env.learners.batch.state]
+    games = [Game(rules, seed=10 + k) for k in range(3)] + [last]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.reset(seed=99, options={"games": games})
+    for array, was in zip(env.learners.batch.state, before, strict=True):
+        assert np.array_equal(array, was)
+    assert env.learners.observations().tobytes() == observations.tobytes()
+    actions = random_actions(infos["action_mask"], np.random.default_rng(0))
+    assert env.step(actions)[0].tobytes() == kept.step(actions)[0].tobytes()
+    # The seed was not applied: the next unseeded reset is the one it would have been.
+    assert env.reset()[0].tobytes() == kept.reset()[0].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"game": Game(Rules(players=3), seed=1)}, "options['game']: GoFishEnv's key"),
+        ({"games": Game(Rules(players=3), seed=1)}, "options['games']: got Game; allowed: a list"),
+        ({"reset_mask": np.ones(2, int)}, "options['reset_mask']: allowed: a bool array"),
+    ],
+)
+def test_other_refused_reset_options_apply_no_seed(options, message):
+    kept, env = GoFishVectorEnv(2, players=3), GoFishVectorEnv(2, players=3)
+    kept.reset(seed=1)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.reset(seed=99, options=options)
+    assert env.reset()[0].tobytes() == kept.reset()[0].tobytes()
+
+
+def test_a_closed_env_refuses_step_and_reset():
+    env = GoFishVectorEnv(2, players=3)
+    env.reset(seed=0)
+    env.close()
+    with pytest.raises(RuntimeError, match=r"step\(\): the env is closed"):
+        env.step(np.zeros(2, np.int64))
+    with pytest.raises(RuntimeError, match=r"reset\(\): the env is closed"):
+        env.reset()
 
 
 # ------------------------------------------------------------------------------ self-play

@@ -30,6 +30,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, InvalidAction
+from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
@@ -95,6 +96,7 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)
         self._ready = False
+        self._failure = "step() called before reset()"
 
     @property
     def opponent_specs(self) -> list[str]:
@@ -109,10 +111,17 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
     ) -> tuple[np.ndarray, dict]:
         """New episodes in every sub-env, or in those of ``options["reset_mask"]``.
         ``seed`` seeds every sub-env's streams (sub-env i from (seed, i)); ``options["games"]``
-        gives exact positions (Python ``Game``s, one per sub-env reset)."""
+        gives exact positions (Python ``Game``s in play, one per sub-env reset). The options
+        are checked before anything changes, the seed included. A reset that fails part way
+        (an opponent's error, a given game that ends before the learner's first move) leaves
+        the env refusing ``step()`` until a reset of every sub-env succeeds."""
+        self._check_open("reset()")
         options = dict(options or {})
-        if seed is not None:
-            self.learners.seed(seed)
+        if "game" in options:
+            raise ValueError(
+                "options['game']: GoFishEnv's key; the vector env takes options['games'], "
+                "a list of Games, one per sub-env reset"
+            )
         mask = options.pop("reset_mask", None)
         if mask is None:
             mask = np.ones(self.num_envs, bool)
@@ -122,16 +131,31 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
                 f"options['reset_mask']: allowed: a bool array of shape ({self.num_envs},)"
             )
         if not self._ready and not mask.all():
-            raise RuntimeError("reset(): the first reset must reset every sub-env")
-        self.learners.start(np.flatnonzero(mask), options.get("games"))
+            raise RuntimeError(
+                "reset(): the first reset, and the one after a failed step() or reset(), "
+                "must reset every sub-env"
+            )
+        games = np.flatnonzero(mask)
+        positions = options.get("games")
+        if positions is not None:
+            positions = self.learners.check_positions(games, positions)
+        if seed is not None:
+            self.learners.seed(seed)
+        self._ready = False
+        self._failure = "reset() did not complete"
+        self.learners.start(games, positions)
         self._autoreset[mask] = False
         self._ready = True
         return self.learners.observations(), self._infos()
 
+    def _check_open(self, call: str) -> None:
+        if self.closed:
+            raise RuntimeError(f"{call}: the env is closed; make a new one")
+
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        self._check_open("step()")
         if not self._ready:
-            raise RuntimeError("step() called before reset(); call reset() first")
-        learners = self.learners
+            raise RuntimeError(f"step(): {self._failure}; call reset() first")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise ValueError(
@@ -156,6 +180,22 @@ class GoFishVectorEnv(gym.vector.VectorEnv):
                 f"actions: got {actions[env]} for env {env}; allowed: integers from 0 to "
                 f"{size - 1} (the action space)"
             )
+        try:
+            return self._step(actions, active, restarting)
+        except IllegalAsk:  # illegal_action="raise": refused before anything changed
+            raise
+        except BaseException:
+            # Part of the batch has moved (every env's ask, some opponents): undoing a batch
+            # step is not offered, so the env refuses to go on until reset.
+            self._ready = False
+            self._failure = (
+                "the last step() failed part way (an opponent's error, an interrupt) and left "
+                "the batch half-stepped"
+            )
+            raise
+
+    def _step(self, actions: np.ndarray, active: np.ndarray, restarting: np.ndarray | None):
+        learners = self.learners
         illegal = learners.act(actions, active, self.illegal_action == "raise")
         terminated = learners.terminated() & active
         truncated = learners.truncated() & active

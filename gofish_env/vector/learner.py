@@ -20,6 +20,7 @@ from gofish_env.gym_env import (
     OpponentError,
     check_max_asks,
     check_seat,
+    check_start_game,
     truncated_before_learner,
 )
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
@@ -185,12 +186,23 @@ class LearnerBatch:
             pending = pending[done]
         raise RuntimeError(f"no game in {MAX_REDEALS} deals let the learner move")
 
-    def _copy_positions(self, games: np.ndarray, positions) -> None:
+    def check_positions(self, games: np.ndarray, positions) -> list:
+        """``positions`` as a list, each a ``Game`` of these rules in play, one per game of
+        ``games`` (refused with ``ValueError``, naming ``options['games']``, otherwise)."""
+        if isinstance(positions, str | bytes) or not isinstance(positions, Sequence):
+            raise ValueError(
+                f"options['games']: got {type(positions).__name__}; allowed: a list of "
+                f"gofish_env.Game, one per sub-env reset"
+            )
         positions = list(positions)
         if len(positions) != len(games):
             raise ValueError(f"options['games']: got {len(positions)} games for {len(games)} envs")
-        if any(game.rules != self.rules for game in positions):
-            raise ValueError("options['games']: a game's rules differ from the env's rules")
+        for index, game in enumerate(positions):
+            check_start_game(game, self.rules, f"options['games'][{index}]")
+        return positions
+
+    def _copy_positions(self, games: np.ndarray, positions) -> None:
+        positions = self.check_positions(games, positions)
         copied = VectorGame.from_games(positions, self.batch.history, log_size=self.max_asks + 1)
         for name in PER_GAME_FIELDS:
             getattr(self.batch.state, name)[games] = getattr(copied.state, name)
