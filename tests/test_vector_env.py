@@ -580,6 +580,38 @@ def test_a_closed_env_refuses_step_and_reset():
         env.reset()
 
 
+def first_legal(observation, mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_a_truncated_episode_keeps_the_learners_legal_asks_in_its_mask_as_gofishenv(mode):
+    rules = Rules(players=2)
+    truncated_on_its_turn = 0
+    for seed in range(12):
+        game = Game(rules, seed=seed)
+        if game.is_over:
+            continue
+        kwargs = {"rules": rules, "opponents": first_legal, "seat": 0, "max_asks": 6}
+        vector = GoFishVectorEnv(1, autoreset_mode=mode, **kwargs)
+        _, vector_info = vector.reset(options={"games": [copy.deepcopy(game)]})
+        one = GoFishEnv(**kwargs)
+        _, info = one.reset(options={"game": copy.deepcopy(game)})
+        ended = False
+        while not ended:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            _, _, terminated, truncated, info = one.step(action)
+            _, _, vector_terminated, vector_truncated, vector_info = vector.step(np.array([action]))
+            ended = terminated or truncated
+            assert (vector_terminated[0], vector_truncated[0]) == (terminated, truncated)
+            last = vector_info["final_info"] if mode == "same_step" and ended else vector_info
+            assert np.array_equal(last["action_mask"][0], info["action_mask"])
+            if mode == "next_step":
+                assert np.array_equal(vector.action_masks()[0], one.action_masks())
+        truncated_on_its_turn += bool(truncated and info["action_mask"].any())
+    assert truncated_on_its_turn > 3
+
+
 # ------------------------------------------------------------------------------ self-play
 
 

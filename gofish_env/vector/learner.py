@@ -353,9 +353,11 @@ class LearnerBatch:
         return self.terminated() | self.truncated()
 
     def masks(self) -> np.ndarray:
-        """The learners' legal actions (all False where it is not to move or it is over)."""
+        """The learners' legal actions (all False where it is not to move, or its episode
+        is terminated: over, or ended by an illegal action). As ``GoFishEnv``'s, a game
+        truncated by ``max_asks`` on the learner's turn keeps its legal asks."""
         masks = self.batch.legal_mask()
-        masks[(self.batch.state.current != self.learner) | self.done()] = False
+        masks[(self.batch.state.current != self.learner) | self.terminated()] = False
         return masks
 
     def observations(self, games: np.ndarray | None = None) -> np.ndarray:
