@@ -12,6 +12,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from test_vec_env import assert_same, play
 
 from gofish_env import Rules
+from gofish_env.aec_env import InvalidAction
 from gofish_training.vec_env import EnvFailure, TimedMaskedVecEnv, VectorVecEnv
 
 pytestmark = pytest.mark.torch
@@ -87,3 +88,26 @@ def test_opponents_change_through_env_method_and_failures_name_the_env():
     named = re.search(r"^environment (\d) failed: .*\benv (\d): ", str(failed.value))
     assert named is not None and named[1] == named[2] and named[1] in {"0", "1"}
     assert "Traceback" in failed.value.trace
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        ([999, 0], "actions: got 999 for env 0; allowed: integers from 0 to 25"),
+        ([0, -1], "actions: got -1 for env 1; allowed: integers from 0 to 25"),
+        ([1.9, 0.0], "actions: got shape (2,), dtype float64; allowed: 2 integers from 0"),
+        ([0, 1, 2], "actions: got shape (3,), dtype int64; allowed: 2 integers from 0"),
+        ([True, False], "actions: got shape (2,), dtype bool"),
+    ],
+)
+def test_actions_that_are_not_actions_are_refused_by_env_before_anything_changes(actions, message):
+    venv = VectorVecEnv(2, Rules(players=3), seat=0)
+    venv.seed(0)
+    venv.reset()
+    before = [array.copy() for array in venv.learners.batch.state]
+    with pytest.raises(InvalidAction, match=re.escape(message)):
+        venv.step(np.array(actions))
+    for array, was in zip(venv.learners.batch.state, before, strict=True):
+        assert np.array_equal(array, was)
+    legal = [np.flatnonzero(m)[0] for m in venv.env_method("action_masks")]
+    venv.step(np.array(legal)[:, None])  # (N, 1), as some callers give them, is taken

@@ -309,7 +309,27 @@ class VectorVecEnv(VecEnv):
         return learners.observations()
 
     def step_async(self, actions) -> None:
-        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+        """Check the actions (as ``GoFishEnv`` checks each: integers from 0 to the last
+        action; ``InvalidAction`` naming the env, before anything changes), then keep them
+        for ``step_wait``."""
+        from gofish_env.aec_env import InvalidAction
+
+        array = np.asarray(actions)
+        count, size = self.num_envs, self.action_space.n
+        if array.shape not in ((count,), (count, 1)) or array.dtype.kind not in "iu":
+            raise InvalidAction(
+                f"actions: got shape {array.shape}, dtype {array.dtype}; allowed: {count} "
+                f"integers from 0 to {size - 1}, one per env"
+            )
+        array = array.reshape(count).astype(np.int64)
+        outside = (array < 0) | (array >= size)
+        if outside.any():
+            env = int(np.flatnonzero(outside)[0])
+            raise InvalidAction(
+                f"actions: got {array[env]} for env {env}; allowed: integers from 0 to "
+                f"{size - 1} (the action space)"
+            )
+        self._actions = array
 
     def step_wait(self):
         learners = self.learners
