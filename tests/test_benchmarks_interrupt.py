@@ -8,6 +8,7 @@ run or a server's tables, those are stood in for)."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import re
 from types import SimpleNamespace
 
@@ -152,7 +153,8 @@ def test_training_speed_prints_the_runs_done(capfd, monkeypatch, stop):
             raise stop
         return {"timing": {"steps_per_second": 512.0, "train_seconds": 90, "env_fraction": 0.4}}
 
-    monkeypatch.setattr(benchmark.train, "main", train)
+    # The benchmark imports gofish_training.train once it has checked the train extra.
+    monkeypatch.setattr(importlib.import_module("gofish_training.train"), "main", train)
     argv = ["--timesteps", "100", "--vec-envs", "dummy,vector"]
     rows, said = stopped(capfd, benchmark.main, argv)
     assert rows[-1] == ["dummy", "512", "1.5", "40%", "60%"]
@@ -167,7 +169,7 @@ def test_training_speed_passes_a_failed_run_s_exit_on(monkeypatch):
     def fail(argv):
         raise SystemExit(1)
 
-    monkeypatch.setattr(benchmark.train, "main", fail)
+    monkeypatch.setattr(importlib.import_module("gofish_training.train"), "main", fail)
     with pytest.raises(SystemExit) as stop:
         benchmark.main(["--timesteps", "100", "--vec-envs", "dummy"])
     assert stop.value.code == 1
