@@ -10,6 +10,7 @@ info key are compared at every step."""
 from __future__ import annotations
 
 import copy
+import pickle
 import re
 
 import gymnasium as gym
@@ -23,6 +24,7 @@ from gofish_env import Game, IllegalAsk, Rules
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, InvalidAction
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.gym_env import INFO_KEYS, GoFishEnv, OpponentError
+from gofish_env.vector import CompiledCPUs, VectorGame
 from gofish_env.vector.engine import seed_state
 from gofish_env.vector.gym_vector import GoFishVectorEnv
 from gofish_env.vector.self_play import SelfPlayVectorEnv
@@ -610,6 +612,27 @@ def test_a_truncated_episode_keeps_the_learners_legal_asks_in_its_mask_as_gofish
                 assert np.array_equal(vector.action_masks()[0], one.action_masks())
         truncated_on_its_turn += bool(truncated and info["action_mask"].any())
     assert truncated_on_its_turn > 3
+
+
+def test_the_batched_objects_refuse_pickling_and_copying_saying_what_to_do():
+    rules = Rules(players=3)
+    batch = VectorGame(rules, 2, seed=0)
+    made = {
+        "VectorGame": (batch, "dealt_game"),
+        "CompiledCPUs": (CompiledCPUs(batch, "random"), "CompiledCPUs(batch, levels, seed)"),
+        "GoFishVectorEnv": (GoFishVectorEnv(2, rules=rules), "reset(seed=...)"),
+        "SelfPlayVectorEnv": (SelfPlayVectorEnv(2, rules=rules), "reset(seed=...)"),
+    }
+    for name, (thing, advice) in made.items():
+        for copier, what in (
+            (pickle.dumps, "pickled"),
+            (copy.deepcopy, "deep-copied"),
+            (copy.copy, "copied"),
+        ):
+            with pytest.raises(TypeError, match=rf"^{name} cannot be {what}") as refused:
+                copier(thing)
+            assert "compiled (numba) structures" in str(refused.value)
+            assert advice in str(refused.value)
 
 
 # ------------------------------------------------------------------------------ self-play

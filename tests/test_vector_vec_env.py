@@ -3,6 +3,8 @@ SB3 ``VecEnv`` that MaskablePPO trains on in one process."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import re
 
 import numpy as np
@@ -111,3 +113,10 @@ def test_actions_that_are_not_actions_are_refused_by_env_before_anything_changes
         assert np.array_equal(array, was)
     legal = [np.flatnonzero(m)[0] for m in venv.env_method("action_masks")]
     venv.step(np.array(legal)[:, None])  # (N, 1), as some callers give them, is taken
+
+
+def test_it_refuses_pickling_and_copying_saying_what_to_do():
+    venv = VectorVecEnv(2, Rules(players=3))
+    for copier in (pickle.dumps, copy.deepcopy, copy.copy):
+        with pytest.raises(TypeError, match=r"^VectorVecEnv cannot be pickled or copied: .*seed"):
+            copier(venv)

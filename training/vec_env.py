@@ -293,6 +293,22 @@ class VectorVecEnv(VecEnv):
         self._lengths = np.zeros(num_envs, np.int64)
         self._start = time.time()
 
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            "VectorVecEnv cannot be pickled or copied: its games live in compiled (numba) "
+            "structures that are not copied. Build a new one with the same arguments and "
+            "seed() it."
+        )
+
+    def __reduce__(self):
+        return self.__reduce_ex__(None)
+
+    def __deepcopy__(self, memo):
+        return self.__reduce_ex__(None)
+
+    def __copy__(self):
+        return self.__reduce_ex__(None)
+
     def seed(self, seed: int | None = None):
         self._seed = seed
         return [None if seed is None else seed + index for index in range(self.num_envs)]

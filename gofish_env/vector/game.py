@@ -26,7 +26,7 @@ from gofish_env.vector.state import (
     state_bytes,
     state_struct,
 )
-from gofish_env.vector.structs import BorrowedStruct, CompiledConstants
+from gofish_env.vector.structs import BorrowedStruct, CompiledConstants, NotCopyable
 
 _REFUSALS = {
     views.NOT_A_SEAT: "not a seat: {target} (seats are 0 to {last_seat})",
@@ -59,7 +59,7 @@ def _count(name: str, value: object) -> int:
     return int(value)
 
 
-class VectorGame:
+class VectorGame(NotCopyable):
     """N games of Go Fish held in arrays; one call applies one ask to every live game.
 
     ``VectorGame(rules, num_games, seed)`` deals game i from its own generator, seeded by
@@ -81,7 +81,16 @@ class VectorGame:
     rules-only random ask at 4 players; see docs/performance.md), for a compile of about a
     minute the first time a rule set is used (numba keeps it in its cache for the next
     runs). The default reads the rules as numbers, so one compile serves every rule set.
+
+    A batch cannot be pickled or copied (``TypeError``): take a game out as a Python
+    ``Game`` (``dealt_game(i)``), or rebuild the batch from its seed or its ``Game``s.
     """
+
+    _copy_advice = (
+        "Take a game out as a Python Game (dealt_game(i), its deal), or rebuild the batch: "
+        "VectorGame(rules, num_games, seed) deals the same games again, "
+        "VectorGame.from_games(games) copies Python positions."
+    )
 
     def __init__(
         self,

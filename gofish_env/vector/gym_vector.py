@@ -35,6 +35,7 @@ from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 from gofish_env.vector.learner import LearnerBatch
+from gofish_env.vector.structs import NotCopyable
 
 AUTORESET_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -43,12 +44,17 @@ AUTORESET_MODES = {
 }
 
 
-class GoFishVectorEnv(gym.vector.VectorEnv):
+class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
     """N ``GoFishEnv`` games stepped together by the compiled engine (see the module
     docstring). Opponents ``random``, ``easy``, ``normal``, ``hard`` and ``expert`` play in compiled
     code; any other player spec (``master``, saved agents, callables) plays in Python, one
     game at a time, and is slower."""
 
+    _copy_advice = (
+        "Build a new one with the same arguments (gymnasium.make_vec(env.spec) for a "
+        "registered one) and reset(seed=...) for the same episodes, or "
+        "reset(options={'games': [...]}) from Python Games."
+    )
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(

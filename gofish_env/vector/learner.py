@@ -32,6 +32,7 @@ from gofish_env.vector.engine import seed_state
 from gofish_env.vector.game import VectorGame, _count
 from gofish_env.vector.players import ArrayView, CompiledCPUs
 from gofish_env.vector.state import SHARED_FIELDS, STATE_FIELDS
+from gofish_env.vector.structs import NotCopyable
 
 
 class Member:
@@ -86,8 +87,10 @@ PER_GAME_FIELDS = tuple(
 )
 
 
-class LearnerBatch:
+class LearnerBatch(NotCopyable):
     """``num_envs`` games, a learning seat in each, opponents at the other seats."""
+
+    _copy_advice = "Build a new one with the same arguments and seed it."
 
     def __init__(
         self,

@@ -16,18 +16,21 @@ from gofish_env.players import Turn
 from gofish_env.vector import cpus
 from gofish_env.vector.game import VectorGame
 from gofish_env.vector.play import play_out
-from gofish_env.vector.structs import BorrowedStruct
+from gofish_env.vector.structs import BorrowedStruct, NotCopyable
 
 COMPILED_LEVELS = cpus.COMPILED_LEVELS
 
 
-class CompiledCPUs:
+class CompiledCPUs(NotCopyable):
     """Compiled CPU levels at the seats of every game of a batch.
 
     ``levels`` is one level for every seat, or an array [N, P] of level names (``None``
     for a seat something else plays). Each seat draws from its own generator, seeded by
     ``(seed, game, seat)`` and by ``reset``; ``seed=None`` draws a seed (as ``VectorGame``).
+    They cannot be pickled or copied (``TypeError``).
     """
+
+    _copy_advice = "Seat new ones: CompiledCPUs(batch, levels, seed)."
 
     def __init__(self, batch: VectorGame, levels, seed: int | None = 0):
         if seed is None:

@@ -29,10 +29,13 @@ from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
 from gofish_env.vector import play
 from gofish_env.vector.game import VectorGame, _count
+from gofish_env.vector.structs import NotCopyable
 
 
-class SelfPlayVectorEnv:
+class SelfPlayVectorEnv(NotCopyable):
     """N games, every seat played by the caller (see the module docstring)."""
+
+    _copy_advice = "Build a new one with the same arguments and reset(seed=...) it."
 
     def __init__(
         self,

@@ -216,3 +216,29 @@ class CompiledConstants:
         if name.startswith("_") or name == "values":  # not set yet (copy, pickle)
             raise AttributeError(name)
         return getattr(self.values, name)
+
+
+class NotCopyable:
+    """Refuses pickling and copying with a ``TypeError`` that says what to do instead: the
+    batch lives in compiled structures (borrowed views, StructRefs) that neither pickle nor
+    copy. ``_copy_advice`` is the class's advice."""
+
+    _copy_advice = ""
+
+    def _refuse_copy(self, what: str):
+        raise TypeError(
+            f"{type(self).__name__} cannot be {what}: its games live in compiled (numba) "
+            f"structures that are not copied. {self._copy_advice}"
+        )
+
+    def __reduce_ex__(self, protocol):
+        self._refuse_copy("pickled or copied")
+
+    def __reduce__(self):
+        self._refuse_copy("pickled or copied")
+
+    def __copy__(self):
+        self._refuse_copy("copied")
+
+    def __deepcopy__(self, memo):
+        self._refuse_copy("deep-copied")
