@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import ray
 import torch
+from helpers import ctrl_c_reaches_it
 
 from gofish_env.aec_env import raw_env
 from gofish_env.agent_files import AgentFileError
@@ -327,6 +328,7 @@ def logged_run(out: Path, args: list[str], ready, act, timeout: float) -> tuple[
             text=True,
             cwd=ROOT,
             start_new_session=True,
+            preexec_fn=ctrl_c_reaches_it,
         )
     try:
         deadline = time.monotonic() + 240
