@@ -525,10 +525,11 @@ class Game:
         the rule."""
         if self._over:
             raise IllegalAsk("the game is over: no more asks")
-        seat = _integer(target)
-        if seat is None:
-            raise IllegalAsk(f"not a seat: {target!r} (seats are 0 to {self._players - 1})")
-        target = seat
+        if type(target) is not int:  # a NumPy integer too; checked off the common path
+            seat = _integer(target)
+            if seat is None:
+                raise IllegalAsk(f"not a seat: {target!r} (seats are 0 to {self._players - 1})")
+            target = seat
         if not 0 <= target < self._players:
             raise IllegalAsk(f"not a seat: {target} (seats are 0 to {self._players - 1})")
         asker = self._current
@@ -560,7 +561,9 @@ class Game:
 
     def _parse_rank_ask(self, wanted: object) -> int:
         ranks = self.rules.ranks
-        if isinstance(wanted, str):
+        if type(wanted) is int:
+            rank = wanted
+        elif isinstance(wanted, str):
             try:
                 rank = parse_rank(wanted)
             except ValueError as error:
@@ -586,7 +589,7 @@ class Game:
         return index
 
     def _check_seat(self, seat: object, name: str) -> None:
-        number = _integer(seat)
+        number = seat if type(seat) is int else _integer(seat)
         if number is None or not 0 <= number < self._players:
             raise ValueError(f"{name}: {seat!r} is not a seat (0 to {self._players - 1})")
 
