@@ -42,6 +42,27 @@ REWARD_INFO_KEYS = {name: f"reward_{name}" for name in COMPONENTS}
 INFO_KEYS = ("catches", "tiebreak_points", *REWARD_INFO_KEYS.values(), "winners")
 
 
+def check_render_mode(render_mode: Any, modes: list[str]) -> None:
+    """Refuse a ``render_mode`` that is neither None nor one of ``modes``."""
+    if render_mode is not None and render_mode not in modes:
+        allowed = ", ".join(["None", *(repr(mode) for mode in modes)])
+        raise ValueError(f"render_mode: got {render_mode!r}; allowed: {allowed}")
+
+
+def check_start_game(game: Any, rules: Rules, name: str = "options['game']") -> None:
+    """Refuse a start position that is not a ``Game`` of ``rules`` in play (``name`` says
+    which option it came in)."""
+    if not isinstance(game, Game):
+        raise ValueError(f"{name}: got {game!r}; allowed: a gofish_env.Game")
+    if game.rules != rules:
+        raise ValueError(
+            f"{name}: its rules differ from the env's rules "
+            f"({game.rules.describe()} vs {rules.describe()})"
+        )
+    if game.is_over:
+        raise ValueError(f"{name}: the game is over; allowed: a game in play")
+
+
 class InvalidAction(ValueError, AssertionError):
     """An action that is not an action at all: not an integer, or outside the action space.
 
@@ -149,10 +170,7 @@ class raw_env(AECEnv):
     ):
         super().__init__()
         self.rules = Rules.resolve(players, rules)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         is_seat = isinstance(render_view, int) and not isinstance(render_view, bool)
         if render_view not in RENDER_VIEWS and not (
             is_seat and render_view in range(self.rules.players)
@@ -207,15 +225,7 @@ class raw_env(AECEnv):
         # Other option keys are ignored, as PettingZoo's api_test expects.
         if "game" in options:  # checked before anything changes, the seed included
             game = options["game"]
-            if not isinstance(game, Game):
-                raise ValueError(f"options['game']: got {game!r}; allowed: a gofish_env.Game")
-            if game.rules != self.rules:
-                raise ValueError(
-                    "options['game']: its rules differ from the env's rules "
-                    f"({game.rules.describe()} vs {self.rules.describe()})"
-                )
-            if game.is_over:
-                raise ValueError("options['game']: the game is over; allowed: a game in play")
+            check_start_game(game, self.rules)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         if "game" in options:

@@ -21,13 +21,15 @@ from gofish_env.aec_env import (
     MAX_REDEALS,  # also when a game ends before the learner's first move: nothing to learn
     REWARD_INFO_KEYS,
     check_action,
+    check_render_mode,
+    check_start_game,
     raw_env,
 )
 from gofish_env.aec_env import (
     INFO_KEYS as AEC_INFO_KEYS,
 )
 from gofish_env.agent_files import AgentFileError
-from gofish_env.game import Game, IllegalAsk
+from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
 from gofish_env.players import make_player, player_label
 from gofish_env.rewards import RewardScheme, check_illegal_action
@@ -97,20 +99,6 @@ def truncated_before_learner(max_asks: int, seat: int) -> ValueError:
         f"max_asks: the opponents made all {max_asks} asks before the learner's first move "
         f"(seat {seat}), so the episode was truncated before it; allowed: a larger max_asks"
     )
-
-
-def check_start_game(game: Any, rules: Rules, name: str = "options['game']") -> None:
-    """Refuse, as the AEC env does, a start position that is not a ``Game`` of ``rules`` in
-    play (``name`` says which option it came in)."""
-    if not isinstance(game, Game):
-        raise ValueError(f"{name}: got {game!r}; allowed: a gofish_env.Game")
-    if game.rules != rules:
-        raise ValueError(
-            f"{name}: its rules differ from the env's rules "
-            f"({game.rules.describe()} vs {rules.describe()})"
-        )
-    if game.is_over:
-        raise ValueError(f"{name}: the game is over; allowed: a game in play")
 
 
 class OpponentError(RuntimeError):
@@ -237,10 +225,7 @@ class GoFishEnv(gym.Env):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode: got {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         # The inner env renders nothing itself: in "human" mode it would print the view of
         # every seat that moves, the opponents' included. This env draws the learner's view.
         self.aec = raw_env(

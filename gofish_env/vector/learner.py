@@ -13,14 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from gofish_env.aec_env import DEFAULT_MAX_ASKS
+from gofish_env.aec_env import DEFAULT_MAX_ASKS, check_start_game
 from gofish_env.game import IllegalAsk
 from gofish_env.gym_env import (
     MAX_REDEALS,
     OpponentError,
     check_max_asks,
     check_seat,
-    check_start_game,
     truncated_before_learner,
 )
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
