@@ -407,21 +407,28 @@ def test_a_lost_env_runner_fails_the_run_with_the_resume_command(tmp_path):
     assert state["status"] == "training" and state["iteration"] < 300
 
 
+def trained(out: Path, args: list[str], env: dict | None = None) -> Path:
+    """The run folder of ``gofish-rllib-train ARGS --out OUT``, run to its end."""
+    subprocess.run(
+        command(*args, "--out", str(out)),
+        check=True,
+        capture_output=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
+    )
+    return run_folder(out)
+
+
 def test_the_same_seed_trains_the_same_network_on_a_busy_machine(tmp_path, request):
     args = [*TINY, "--iterations", "2", "--env-runners", "2", "--envs-per-runner", "4"]
     folders = []
     for name, busy in (("quiet", False), ("busy", True)):
         if busy:
             request.getfixturevalue("busy_cores")
-        subprocess.run(
-            command(*args, "--out", str(tmp_path / name)),
-            check=True,
-            capture_output=True,
-            timeout=600,
-            cwd=ROOT,
-            env={key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"},
-        )
-        folders.append(run_folder(tmp_path / name))
+        # Each run its own random hash seed: the result must not depend on it.
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONHASHSEED"}
+        folders.append(trained(tmp_path / name, args, env))
     quiet, busy = (load_module(folder / "module").state_dict() for folder in folders)
     assert quiet.keys() == busy.keys()
     assert all(torch.equal(quiet[key], busy[key]) for key in quiet)
@@ -435,16 +442,7 @@ def test_the_same_seed_draws_the_same_snapshots_and_trains_the_same_network(tmp_
     # snapshot renewed every iteration, the same seed then trained another network.
     args = [*TINY, "--iterations", "3", "--env-runners", "1", "--envs-per-runner", "4"]
     args += ["--opponents", "mix:random,snapshot", "--snapshot-every", "1"]
-    folders = []
-    for name in ("a", "b"):
-        subprocess.run(
-            command(*args, "--out", str(tmp_path / name)),
-            check=True,
-            capture_output=True,
-            timeout=600,
-            cwd=ROOT,
-        )
-        folders.append(run_folder(tmp_path / name))
+    folders = [trained(tmp_path / name, args) for name in ("a", "b")]
     first, second = (load_module(folder / "module").state_dict() for folder in folders)
     assert all(torch.equal(first[key], second[key]) for key in first)
     metrics = [(folder / "metrics.csv").read_text().splitlines() for folder in folders]
