@@ -92,6 +92,41 @@ def test_opponents_change_through_env_method_and_failures_name_the_env():
     assert "Traceback" in failed.value.trace
 
 
+def test_after_a_failed_step_or_reset_it_refuses_to_step_until_a_reset_completes():
+    # Seat 1, the opponent, opens every game: a reset reaches it too.
+    venv = VectorVecEnv(2, Rules(players=2, first_player=1), opponents="random", seat=0)
+    failing = [False]
+
+    def flaky(observation, mask):
+        if failing[0]:
+            raise RuntimeError("the snapshot vanished")
+        return int(np.flatnonzero(mask)[0])
+
+    def first_legal():
+        return np.array([np.flatnonzero(m)[0] for m in venv.env_method("action_masks")])
+
+    refused = np.zeros(2, np.int64)  # refused before it is read
+    with pytest.raises(RuntimeError, match=r"^step\(\): reset\(\) has not been called"):
+        venv.step(refused)
+    venv.env_method("set_opponents", flaky)
+    venv.seed(4)
+    venv.reset()
+    failing[0] = True
+    with pytest.raises(EnvFailure, match="snapshot vanished"):
+        for _ in range(100):
+            venv.step(first_legal())
+    # Part of the batch may have moved (undoing a batch step is not offered): refused.
+    with pytest.raises(RuntimeError, match=r"^step\(\): the last step\(\) failed part way"):
+        venv.step(refused)
+    with pytest.raises(EnvFailure, match="snapshot vanished"):
+        venv.reset()
+    with pytest.raises(RuntimeError, match=r"^step\(\): reset\(\) did not complete"):
+        venv.step(refused)
+    failing[0] = False
+    venv.reset()
+    venv.step(first_legal())
+
+
 @pytest.mark.parametrize(
     ("actions", "message"),
     [

@@ -292,6 +292,7 @@ class VectorVecEnv(VecEnv):
         self._returns = np.zeros(num_envs)
         self._lengths = np.zeros(num_envs, np.int64)
         self._start = time.time()
+        self._failure: str | None = "reset() has not been called"
 
     def __reduce_ex__(self, protocol):
         raise TypeError(
@@ -318,7 +319,9 @@ class VectorVecEnv(VecEnv):
         if self._seed is not None:
             learners.seed(self._seed)
             self._seed = None
+        self._failure = "reset() did not complete"
         self._guarded(learners.start, np.arange(self.num_envs))
+        self._failure = None
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self.reset_infos = self._info_dicts(learners.infos())
@@ -348,6 +351,16 @@ class VectorVecEnv(VecEnv):
         self._actions = array
 
     def step_wait(self):
+        if self._failure is not None:
+            raise RuntimeError(f"step(): {self._failure}; call reset() first")
+        # Undoing a batch step is not offered: a step that fails part way leaves the batch
+        # half-stepped, and the env refuses to go on from it until reset.
+        self._failure = "the last step() failed part way and left the batch half-stepped"
+        observations, rewards, dones, infos = self._step()
+        self._failure = None
+        return observations, rewards, dones, infos
+
+    def _step(self):
         learners = self.learners
         everyone = np.ones(self.num_envs, bool)
         illegal = self._guarded(learners.act, self._actions, everyone, False)
