@@ -524,3 +524,23 @@ def test_an_array_view_shows_its_own_cards_with_exact_card_asks_and_refuses_with
     view = ArrayView(VectorGame.from_games(dealt_games(Rules(players=3), 1, seed=2)))
     with pytest.raises(ValueError, match="not their suits; read own_counts"):
         _ = view.view(0, 1).own_cards
+
+
+def test_the_state_kernels_are_handed_keeps_its_arrays_alive_after_the_batch_is_gone():
+    import gc
+    import weakref
+
+    from gofish_env.vector import engine
+
+    batch = VectorGame(Rules(players=2), 4, seed=0)
+    cpus = CompiledCPUs(batch, "easy", seed=0)
+    kernel_state, constants, cpu_state = batch.kernel_state, batch.constants, cpus.kernel_state
+    counts, cpu_arrays = weakref.ref(batch.state.counts), weakref.ref(cpus.state[0])
+    dealt = batch.state.counts.copy()
+    del batch, cpus
+    gc.collect()
+    # The structs borrow the arrays (numba counts no reference): their holder must keep them.
+    assert counts() is not None and cpu_arrays() is not None
+    engine.deal_games(kernel_state, constants, np.arange(4, dtype=np.int64))  # a new deal
+    assert counts().sum() == dealt.sum() and not np.array_equal(counts(), dealt)
+    assert cpu_state.arrays[0] is cpu_arrays()

@@ -137,7 +137,7 @@ class VectorGame(NotCopyable):
         self._at, self._gather, _ = encoder_tables(rules, history)
         self.state = allocate(rules, num_games, history, log_size)
         # The same arrays as the kernels get them (gofish_env.vector.structs says why).
-        self.kernel_state = BorrowedStruct(state_struct(self.state))
+        self.kernel_state = BorrowedStruct(state_struct(self.state), self.state)
         # The rules as the kernels read them: numbers, or compiled in (``compile_rules``).
         self.kernel_constants = (
             CompiledConstants(self.constants) if compile_rules else self.constants

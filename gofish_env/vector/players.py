@@ -40,7 +40,7 @@ class CompiledCPUs(NotCopyable):
         self.batch = batch
         K = batch.constants
         self.state = cpus.allocate_cpus(batch.num_games, batch.players, K.ranks, K.actions)
-        self.kernel_state = BorrowedStruct(cpus.cpu_state_struct(self.state))
+        self.kernel_state = BorrowedStruct(cpus.cpu_state_struct(self.state), self.state)
         self.set_levels(levels)
         self._seed = int(seed)
         self._deals = np.zeros(batch.num_games, np.int64)

@@ -137,13 +137,15 @@ def _unbox_borrowed_struct(typ, obj, c):
 
 class BorrowedStruct:
     """What Python hands the kernels for a struct: its fields' address and the numba
-    type that reads them (``BorrowedStructType``). It keeps the struct (and so its
-    arrays' owner's borrowed views) alive while it lives."""
+    type that reads them (``BorrowedStructType``). It keeps the struct and ``arrays``, the
+    named tuple of arrays the struct borrows (``borrowing_builder``), alive while it lives:
+    the struct itself counts no reference to them."""
 
-    __slots__ = ("struct", "address", "_numba_type_")
+    __slots__ = ("struct", "arrays", "address", "_numba_type_")
 
-    def __init__(self, struct: structref.StructRefProxy):
+    def __init__(self, struct: structref.StructRefProxy, arrays):
         self.struct = struct
+        self.arrays = arrays
         self.address = struct._meminfo.data
         self._numba_type_ = BorrowedStructType(struct._type)
 
