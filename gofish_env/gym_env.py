@@ -31,7 +31,7 @@ from gofish_env.aec_env import (
 from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
-from gofish_env.players import make_player, player_label
+from gofish_env.players import make_player, player_label, seat_copy
 from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 
@@ -267,10 +267,8 @@ class GoFishEnv(gym.Env):
         players = []
         seen: set[int] = set()
         for spec in specs:
-            # A CPU object keeps per-seat memory (plans, card ledgers): each further seat
-            # gets its own copy. Models and callables are shared (a model only predicts).
-            if hasattr(spec, "choose") and id(spec) in seen:
-                spec = copy.deepcopy(spec)
+            if id(spec) in seen:  # no two seats share a memory of the game
+                spec = seat_copy(spec)
             seen.add(id(spec))
             try:
                 players.append(make_player(spec, self.rules))

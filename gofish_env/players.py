@@ -12,12 +12,18 @@ A player spec is one of:
 - any callable ``(observation, action_mask) -> action``;
 - a ``SeatPlayer`` itself.
 
+One CPU object or ``SeatPlayer`` given for several seats plays the first; each further seat
+gets a deep copy (``seat_copy``), so that no seat shares another's memory of the game (a
+CPU's plans, a mix's draw). Names, models (``predict``) and callables are not copied: a
+model's players share its network, and a callable is a function of what it is shown.
+
 Whatever the spec, a player sees one ``Turn``: the seat's ``PlayerView``, its observation
 and its action mask, all made from what that seat may know.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import random
 from collections.abc import Callable, Sequence
@@ -146,6 +152,9 @@ class PredictPlayer:
         self.deterministic = deterministic
         self._masked = "action_masks" in inspect.signature(model.predict).parameters
 
+    def __deepcopy__(self, memo):
+        return copy.copy(self)  # a player for another seat: the same network
+
     def reset(self, seed: int | None) -> None:
         pass
 
@@ -167,10 +176,12 @@ class PlayerMix:
     """A different member each game, drawn from ``members`` (seeded by ``reset``): for
     training against a mix of CPU levels and snapshots of the learner."""
 
-    def __init__(self, members: Sequence[Any], rules: Rules | None = None):
+    def __init__(
+        self, members: Sequence[Any], rules: Rules | None = None, deterministic: bool = False
+    ):
         if not members:
             raise ValueError("players: a mix needs at least one member")
-        self.members = [make_player(member, rules) for member in members]
+        self.members = [make_player(member, rules, deterministic) for member in members]
         self.rng = random.Random(0)
         self.current = self.members[0]
 
@@ -305,6 +316,16 @@ def player_label(spec: Any) -> str:
     return getattr(spec, "__name__", type(spec).__name__)
 
 
+def seat_copy(spec: Any) -> Any:
+    """``spec`` for one more seat (see the module docstring): a deep copy of a CPU object
+    or a ``SeatPlayer``, anything else as it is."""
+    if isinstance(spec, str) or hasattr(spec, "predict"):
+        return spec
+    if hasattr(spec, "choose") or isinstance(spec, SeatPlayer):
+        return copy.deepcopy(spec)
+    return spec
+
+
 def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = False) -> SeatPlayer:
     """A ``SeatPlayer`` from a spec (see the module docstring). With ``rules`` (the
     table's), a ``model:PATH`` spec whose agent was trained for another table raises
@@ -314,7 +335,7 @@ def make_player(spec: Any, rules: Rules | None = None, deterministic: bool = Fal
         return spec
     if isinstance(spec, str):
         if spec.startswith(MIX_PREFIX):
-            return PlayerMix(mix_members(spec), rules)
+            return PlayerMix(mix_members(spec), rules, deterministic)
         if spec.startswith(MODEL_PREFIX):
             return load_agent(spec[len(MODEL_PREFIX) :], rules, deterministic)
         check_player_spec(spec)  # an unknown level, with what is allowed instead

@@ -57,6 +57,16 @@ def test_a_maskable_ppo_model_plays_legal_actions_drawn_from_its_players_own_see
     assert agents.model_player(object()) is None  # not its kind of model
 
 
+def test_a_copy_of_a_model_player_for_another_seat_shares_the_network_not_the_generator():
+    import copy
+
+    model = MaskablePPO("MlpPolicy", GoFishEnv(players=3), n_steps=64, batch_size=64, seed=0)
+    player = agents.model_player(model)
+    twin = copy.deepcopy(player)
+    assert twin.model is model and twin.rng is not player.rng
+    assert seat_actions(twin, 3) == seat_actions(player, 3)
+
+
 def test_load_model_reports_a_file_sb3_cannot_load_in_one_line(tmp_path):
     path = tmp_path / "broken.zip"
     with zipfile.ZipFile(path, "w") as archive:

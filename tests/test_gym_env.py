@@ -664,6 +664,28 @@ def test_one_cpu_object_for_every_seat_becomes_one_cpu_per_seat():
     assert {opponent.policy for opponent in env.opponents} == {policy}
 
 
+def test_one_player_object_for_every_seat_plays_as_one_player_per_seat():
+    from gofish_env.players import make_player
+
+    def game_of(opponents):
+        env = GoFishEnv(players=4, opponents=opponents, seat=0)
+        _, info = env.reset(seed=3)
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(
+                int(np.flatnonzero(info["action_mask"])[0])
+            )
+            done = terminated or truncated
+        return env.aec.game.events, env.opponents
+
+    events, _ = game_of("easy")
+    shared = make_player("easy")
+    copied_events, players = game_of(shared)
+    # Each seat remembers its own plans and what it was asked, as three "easy" CPUs do.
+    assert copied_events == events
+    assert players[0] is shared and len({id(player.cpu) for player in players}) == 3
+
+
 @pytest.mark.parametrize("preset", ["table", "family", "pairs"])
 def test_infos_are_numbers_and_fixed_shape_arrays_with_the_same_keys_every_step(preset):
     from gofish_env.gym_env import INFO_KEYS

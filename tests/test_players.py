@@ -229,6 +229,32 @@ def test_a_mix_draws_a_member_at_each_reset_reproducibly_from_the_seed():
 
 
 @pytest.mark.torch  # the saved agents
+def test_a_mix_hands_deterministic_to_its_members():
+    class Model:
+        def predict(self, observation, deterministic=False):
+            return 0, None
+
+    for deterministic in (False, True):
+        mix = PlayerMix([Model(), "easy"], deterministic=deterministic)
+        assert mix.members[0].deterministic is deterministic
+
+
+def test_seat_copy_copies_what_remembers_a_game_and_shares_models_names_and_callables():
+    from gofish_env.players import PredictPlayer, seat_copy
+
+    class Model:
+        def predict(self, observation, deterministic=False):
+            return 0, None
+
+    cpu, player, model = RandomCPU(seed=1), FirstAsk(), Model()
+    assert seat_copy(cpu) is not cpu and seat_copy(player) is not player
+    for shared in ("easy", model, first_legal):
+        assert seat_copy(shared) is shared
+    predictor = PredictPlayer(model)
+    copied = seat_copy(predictor)
+    assert copied is not predictor and copied.model is model  # one network, two players
+
+
 def test_load_agent_checks_the_rules_it_is_given_and_loads_a_model_once_per_path(agents):
     from gofish_training.agents import load_model
 

@@ -5,6 +5,7 @@ before any work."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
 import dataclasses
 import json
@@ -135,6 +136,8 @@ def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path)
     for sampler in samplers:
         sampler.reset(7)
     assert [samplers[0].act(t) for t in turns(4, 50)] == [samplers[1].act(t) for t in turns(4, 50)]
+    twin = copy.deepcopy(samplers[0])  # a player for another seat: the same module
+    assert twin.module is trained and twin.rng is not samplers[0].rng
 
 
 def test_a_resumed_run_goes_on_to_its_new_budget(tmp_path):

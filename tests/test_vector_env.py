@@ -168,6 +168,21 @@ def rollout(env, steps: int, seed: int) -> list:
     return record
 
 
+def test_a_player_object_opponent_gets_a_copy_for_each_seat_of_each_game():
+    from gofish_env.cpus import make_cpu
+    from gofish_env.players import make_player
+
+    def played(opponents) -> list:
+        env = GoFishVectorEnv(3, players=3, opponents=opponents, seat=0)
+        return rollout(env, 60, seed=5)
+
+    # A CPU object was always copied per seat and game; a player wrapping one is too now
+    # (one shared player mixed every game's and seat's memory of its game).
+    by_cpu, by_player = played(make_cpu("easy", seed=1)), played(make_player("easy"))
+    for a, b in zip(by_cpu, by_player, strict=True):
+        assert np.array_equal(a, b)
+
+
 def test_make_vec_builds_the_vector_env_and_gymnasiums_modes_still_work():
     envs = gym.make_vec("GoFish-v0", num_envs=3, players=3, opponents="easy")
     assert isinstance(envs.unwrapped, GoFishVectorEnv)

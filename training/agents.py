@@ -11,6 +11,7 @@ A loaded model is kept once per path in a process and shared by the players made
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,6 +32,12 @@ class MaskablePPOPlayer:
         self.model = model
         self.deterministic = deterministic
         self.rng = np.random.default_rng()
+
+    def __deepcopy__(self, memo):
+        # A player for another seat: the same network, a generator of its own.
+        twin = copy.copy(self)
+        twin.rng = copy.deepcopy(self.rng, memo)
+        return twin
 
     def reset(self, seed: int | None) -> None:
         if seed is not None:

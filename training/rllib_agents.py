@@ -13,6 +13,7 @@ zip, ``"model:runs/NAME/module"``, in ``gofish-evaluate``, the tournament and te
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,12 @@ class RLModulePlayer:
         self.module = module
         self.deterministic = deterministic
         self.rng = np.random.default_rng()
+
+    def __deepcopy__(self, memo):
+        # A player for another seat: the same module, a generator of its own.
+        twin = copy.copy(self)
+        twin.rng = copy.deepcopy(self.rng, memo)
+        return twin
 
     def reset(self, seed: int | None) -> None:
         if seed is not None:

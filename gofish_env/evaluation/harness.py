@@ -24,7 +24,6 @@ against the CPUs, the evaluations during training) plays its games here:
 
 from __future__ import annotations
 
-import copy
 import multiprocessing
 import signal
 import time
@@ -38,7 +37,7 @@ from gofish_env.evaluation.entrants import Entrant
 from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import Game
-from gofish_env.players import SeatPlayer, make_player
+from gofish_env.players import SeatPlayer, make_player, seat_copy
 from gofish_env.replay import Replay
 from gofish_env.rules import Rules
 
@@ -124,9 +123,8 @@ class Table:
         if key not in self._players:
             measurement = self.measurement
             spec = measurement.entrants[entrant].spec
-            if copy_index and not isinstance(spec, str) and not hasattr(spec, "predict"):
-                # Copies of a stateful player at one table must not share its state.
-                spec = copy.deepcopy(spec)
+            if copy_index:  # copies at one table share no memory of the game
+                spec = seat_copy(spec)
             self._players[key] = make_player(spec, measurement.rules, measurement.deterministic)
         return self._players[key]
 

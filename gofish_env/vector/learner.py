@@ -7,7 +7,6 @@ a deal that ends before the learner's first move is dealt again.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from gofish_env.gym_env import (
     check_seat,
     truncated_before_learner,
 )
-from gofish_env.players import MIX_PREFIX, check_player_spec, make_player
+from gofish_env.players import MIX_PREFIX, check_player_spec, make_player, mix_members, seat_copy
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
 from gofish_env.vector import play
@@ -51,10 +50,9 @@ class Member:
         return self.level != NOT_COMPILED
 
     def player(self, rules: Rules):
-        """A player for one seat of one game: a CPU object is copied (it remembers the
-        game); saved agents share their network (``gofish_env.players``)."""
-        spec = copy.deepcopy(self.spec) if hasattr(self.spec, "choose") else self.spec
-        return make_player(spec, rules)
+        """A player for one seat of one game: a CPU object or a player is copied (it
+        remembers the game); saved agents share their network (``gofish_env.players``)."""
+        return make_player(seat_copy(self.spec), rules)
 
 
 def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
@@ -71,7 +69,7 @@ def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
     for spec in specs:
         try:
             if isinstance(spec, str) and spec.startswith(MIX_PREFIX):
-                members = spec[len(MIX_PREFIX) :].split(",")
+                members = mix_members(spec)
                 slots.append([Member(member, rules) for member in members])
             else:
                 slots.append([Member(spec, rules)])
