@@ -44,6 +44,7 @@ from gofish_env.evaluation import (
     summarize,
 )
 from gofish_env.evaluation.entrants import default_name
+from gofish_env.evaluation.harness import refuse_match_play
 from gofish_env.evaluation.kept import forget_kept, play_kept, read_games
 from gofish_env.rules import Rules
 
@@ -83,8 +84,7 @@ def run_tournament(
     them again (``gofish_env.evaluation.kept``); ``say`` is told what was found there.
     """
     rules = Rules.resolve(players, rules)
-    if rules.match_target:
-        raise ValueError("rules: match play (match_target) is not supported; play single games")
+    refuse_match_play(rules)
     for name, value, low in (("games", games, 1), ("workers", workers, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name}: got {value!r}; allowed: an integer >= {low}")

@@ -54,6 +54,11 @@ def check_start_game(game: Any, rules: Rules, name: str = "options['game']") -> 
     which option it came in)."""
     if not isinstance(game, Game):
         raise ValueError(f"{name}: got {game!r}; allowed: a gofish_env.Game")
+    if rules.match_target:
+        raise ValueError(
+            f"{name}: the rules play a match (match_target={rules.match_target}), which "
+            "starts from a deal; allowed: no start position in match play"
+        )
     if game.rules != rules:
         raise ValueError(
             f"{name}: its rules differ from the env's rules "

@@ -526,6 +526,13 @@ def test_reset_with_a_game_of_other_rules_raises():
         env.reset(options={"game": Game(Rules.preset("family", players=3), seed=1)})
 
 
+def test_reset_with_a_game_under_match_play_raises_since_a_match_starts_from_a_deal():
+    rules = Rules(players=3, match_target=15)
+    env = gofish_env.raw_env(rules=rules)
+    with pytest.raises(ValueError, match=r"options\['game'\]: the rules play a match"):
+        env.reset(options={"game": Game(rules, seed=1)})
+
+
 @pytest.mark.parametrize("game", ["x", None, 7])
 def test_reset_with_something_that_is_not_a_game_raises_and_keeps_the_episode(game):
     env, twin = gofish_env.raw_env(players=3), gofish_env.raw_env(players=3)

@@ -110,6 +110,13 @@ def test_a_mix_entrant_plays_a_member_drawn_each_game():
     assert result.standings[0].spec == f"mix:{LEVEL},{LEVEL}"
 
 
+def test_match_play_is_refused_since_duplicate_deals_are_single_games():
+    from gofish_env.evaluation import Measurement, make_entrants
+
+    with pytest.raises(ValueError, match=r"^rules: match play \(match_target\) is not supported"):
+        Measurement(make_entrants([LEVEL, LEVEL]), Rules(players=2, match_target=30), 0, [(0, 1)])
+
+
 def test_an_entrant_that_asks_illegally_is_named():
     def bad(observation, action_mask):
         return int(np.flatnonzero(action_mask == 0)[0])

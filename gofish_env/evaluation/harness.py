@@ -78,6 +78,7 @@ class Measurement:
     engine: str = "auto"
 
     def __post_init__(self) -> None:
+        refuse_match_play(self.rules)
         if self.engine not in ENGINES:
             allowed = ", ".join(repr(engine) for engine in ENGINES)
             raise ValueError(f"engine: got {self.engine!r}; allowed: {allowed}")
@@ -96,6 +97,12 @@ class Measurement:
 
 
 ENGINES = ("auto", "python", "vector")
+
+
+def refuse_match_play(rules: Rules) -> None:
+    """Duplicate deals are single games: match play (``match_target``) is refused."""
+    if rules.match_target:
+        raise ValueError("rules: match play (match_target) is not supported; play single games")
 
 
 def engine_used(measurement: Measurement) -> str:

@@ -154,9 +154,8 @@ def summarize(
         rating_cis = [
             (float(low[e]), float(high[e])) if high[e] > low[e] else None for e in range(count)
         ]
-    # A seat lays at most every set of a game (a match adds its games up: no bound).
-    most_catches = math.inf if rules.match_target else rules.total_sets
-    most_points = math.inf if rules.match_target else rules.total_points
+    # A seat lays at most every set of its game (the harness plays single games).
+    most_catches, most_points = rules.total_sets, rules.total_points
     standings = []
     for e, entrant in enumerate(entrants):
         win_rate, win_ci = ratio_interval(wins[e], seats[e], share=True)
