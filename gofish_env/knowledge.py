@@ -368,7 +368,12 @@ class AskRecord:
 @dataclass
 class PlayerView:
     """Everything one seat may know: its own hand plus public information. Seats are
-    absolute (0..P-1); the observation encoder turns them relative to the viewer."""
+    absolute (0..P-1); the observation encoder turns them relative to the viewer.
+
+    A view is of one moment: read it before the game moves on. Its public part
+    (``knowledge``: ``asks``, ``unseen``, the bounds not yet read) is the tracker's, shared
+    and kept up to date, not copied at each decision; after another event take a new view
+    (``KnowledgeTracker.view``)."""
 
     seat: int
     rules: Rules
