@@ -26,7 +26,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from gofish_env.cpus import CPU_LEVELS
+from gofish_env.cpus import COMPILED_LEVELS, CPU_LEVELS
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_MARGIN,
@@ -104,12 +104,10 @@ def parse_rollouts(
     """``MasterCPU``'s ``rollouts`` from the command line: a compiled level, or ``word``
     (``table``: ``master.ROLLOUTS_TABLE``), kept as given so that a run's settings name it.
     Another ``word`` and its ``meaning`` serve a flag whose other choice is not the table's."""
-    from gofish_env.evaluation.batched import COMPILED
-
     if text == word:
         return text
-    if text not in COMPILED:
-        allowed = ", ".join((*COMPILED, word))
+    if text not in COMPILED_LEVELS:
+        allowed = ", ".join((*COMPILED_LEVELS, word))
         parser.error(f"{flag}: got {text!r}; allowed: {allowed} ({meaning})")
     return text
 
@@ -126,8 +124,6 @@ def add_search_flags(
     """``MasterCPU``'s search settings as flags with its defaults: ``--margin``,
     ``--pool-limit`` and, with ``rollouts``, ``--rollouts``. ``read_search_flags`` checks
     them."""
-    from gofish_env.evaluation.batched import COMPILED
-
     parser.add_argument(
         "--margin",
         type=float,
@@ -139,8 +135,8 @@ def add_search_flags(
         parser.add_argument(
             "--rollouts",
             default=ROLLOUTS_BY_TABLE,
-            help=f"the compiled CPU level that plays the rollouts ({', '.join(COMPILED)}), or "
-            f"{ROLLOUTS_BY_TABLE}: {ROLLOUTS_TABLE}",
+            help="the compiled CPU level that plays the rollouts "
+            f"({', '.join(COMPILED_LEVELS)}), or {ROLLOUTS_BY_TABLE}: {ROLLOUTS_TABLE}",
         )
 
 

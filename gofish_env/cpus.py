@@ -544,6 +544,10 @@ CPU_LEVELS: dict[str, type[CPU]] = {
     "expert": ExpertCPU,
 }
 
+# The levels the batched engine also plays, compiled (gofish_env.vector.cpus), named here so
+# that choosing an engine does not load the kernels.
+COMPILED_LEVELS = ("random", "easy", "normal", "hard", "expert")
+
 # The searching level lives in its own module (it builds on ExpertCPU above) and adds
 # itself to CPU_LEVELS, whichever of the two modules is imported first.
 import gofish_env.master  # noqa: E402, F401

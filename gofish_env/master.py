@@ -41,7 +41,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from gofish_env.cpus import CPU, CPU_LEVELS, ExpertCPU, LegalAsk, group_asks
+from gofish_env.cpus import COMPILED_LEVELS, CPU, CPU_LEVELS, ExpertCPU, LegalAsk, group_asks
 from gofish_env.knowledge import PlayerView
 
 BY_TABLE = "table"  # a setting taken from the number of players
@@ -143,18 +143,17 @@ class MasterCPU(CPU):
         most_held: float = DEFAULT_MOST_HELD,
         others_rollouts: str | None = DEFAULT_OTHERS_ROLLOUTS,
     ):
-        from gofish_env.evaluation.batched import COMPILED  # the kernels load at a search
         from gofish_env.worlds import check_play_model
 
-        if rollouts not in (None, BY_TABLE, *COMPILED):
+        if rollouts not in (None, BY_TABLE, *COMPILED_LEVELS):
             raise ValueError(
-                f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED)}, or {BY_TABLE!r} "
-                f"or None (by table: default_rollouts)"
+                f"rollouts: got {rollouts!r}; allowed: {', '.join(COMPILED_LEVELS)}, or "
+                f"{BY_TABLE!r} or None (by table: default_rollouts)"
             )
         self.rollouts_named = None if rollouts == BY_TABLE else rollouts
-        if others_rollouts not in (None, *COMPILED):
+        if others_rollouts not in (None, *COMPILED_LEVELS):
             raise ValueError(
-                f"others_rollouts: got {others_rollouts!r}; allowed: {', '.join(COMPILED)}, "
+                f"others_rollouts: got {others_rollouts!r}; allowed: {', '.join(COMPILED_LEVELS)}, "
                 f"or None (the other seats play at the rollouts' level)"
             )
         self.others_rollouts = others_rollouts

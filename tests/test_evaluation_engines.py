@@ -15,12 +15,6 @@ from gofish_baselines.tournament import run_tournament
 from gofish_env import Rules
 from gofish_env.cpus import make_cpu
 from gofish_env.evaluation import harness
-from gofish_env.evaluation.batched import COMPILED
-from gofish_env.vector.cpus import COMPILED_LEVELS
-
-
-def test_the_harness_names_the_compiled_levels_the_vector_engine_has():
-    assert COMPILED == COMPILED_LEVELS
 
 
 def test_a_bad_engine_is_refused_naming_the_allowed_values(tmp_path, capsys):

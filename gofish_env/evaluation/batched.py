@@ -17,14 +17,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from gofish_env.cpus import COMPILED_LEVELS
 from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import Game
 
 BATCH_GAMES = 4096  # games in one batch (memory: a few KB each)
-# The compiled CPU levels (gofish_env.vector.cpus.COMPILED_LEVELS, checked by the tests;
-# named here so that choosing the engine does not load the kernels).
-COMPILED = ("random", "easy", "normal", "hard", "expert")
+COMPILED = COMPILED_LEVELS  # the levels the vector engine plays
 
 
 def is_compiled(entrant) -> bool:

@@ -18,12 +18,19 @@ import numpy as np
 
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
-from gofish_env.cpus import LIKELY_HIT, MAY_HIT, RECENT_ASKS, SURE_CATCH, SURE_HIT, ExpertCPU
+from gofish_env.cpus import (
+    COMPILED_LEVELS,
+    LIKELY_HIT,
+    MAY_HIT,
+    RECENT_ASKS,
+    SURE_CATCH,
+    SURE_HIT,
+    ExpertCPU,
+)
 from gofish_env.vector.engine import below, seed_state, uniform
 from gofish_env.vector.structs import borrowing_builder, struct_types
 from gofish_env.vector.views import legal_actions, legal_ask_at, legal_sets, true_hands
 
-COMPILED_LEVELS = ("random", "easy", "normal", "hard", "expert")
 LEVEL_CODES = {name: code for code, name in enumerate(COMPILED_LEVELS)}
 NOT_COMPILED = -1  # a seat played by something else (the learner, a Python player)
 
