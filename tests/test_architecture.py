@@ -48,6 +48,71 @@ def test_imports_point_down(layer):
     assert {path: names for path, names in offenders.items() if names} == {}
 
 
+# The layers inside gofish_env, bottom first, as docs/architecture.md draws them: a module
+# imports modules of its own layer or below. Every module is placed (a new one must be).
+LAYERS = {
+    "engine": "cards rules events game match replay",
+    "seat views": "__init__ compile_interrupts kernel_cache registration agent_files bounds "
+    "knowledge observation actions rewards render scene picture",
+    "scripted CPUs": "cpus",
+    "players": "players",
+    "batched engine": "vector.__init__ vector.structs vector.state vector.engine vector.views "
+    "vector.knowledge vector.game vector.cpus vector.play vector.players",
+    "search": "worlds world_kernels world_enumeration rollouts master",
+    "environments": "aec_env gym_env play cli vector.learner vector.gym_vector vector.self_play",
+    "measuring": "evaluation.__init__ evaluation.batched evaluation.entrants evaluation.harness "
+    "evaluation.kept evaluation.positions evaluation.run_files evaluation.schedule "
+    "evaluation.standings evaluation.stats",
+}
+LAYER_OF = {
+    module: depth for depth, modules in enumerate(LAYERS.values()) for module in modules.split()
+}
+# The one import that points up: the level registry (cpus.CPU_LEVELS) takes in the
+# searching level, which builds on ExpertCPU (gofish_env/cpus.py says so where it happens).
+UPWARD = {("cpus", "master")}
+
+
+def package_modules(path: Path) -> set[str]:
+    """The gofish_env modules (as LAYERS names them) a module imports, lazily or not."""
+    package = ROOT / "gofish_env"
+
+    def name_of(dotted: str) -> str | None:
+        parts = dotted.split(".")
+        if parts[0] != "gofish_env":
+            return None
+        inner = ".".join(parts[1:])
+        if (package / Path(*parts[1:])).is_dir():
+            return f"{inner}.__init__" if inner else "__init__"
+        return inner
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {name_of(alias.name) for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:  # a submodule by name, else the package's own name
+                submodule = f"{node.module}.{alias.name}"
+                is_module = (package / Path(*submodule.split(".")[1:])).with_suffix(".py")
+                names.add(name_of(submodule if is_module.exists() else node.module))
+    return names - {None}
+
+
+def test_inside_the_environment_package_imports_point_down_the_layers():
+    package = ROOT / "gofish_env"
+    modules = {
+        ".".join(path.relative_to(package).with_suffix("").parts): path
+        for path in package.rglob("*.py")
+    }
+    assert sorted(set(modules) - set(LAYER_OF)) == []  # every module has its layer
+    upward = sorted(
+        (module, imported)
+        for module, path in modules.items()
+        for imported in package_modules(path)
+        if LAYER_OF[imported] > LAYER_OF[module] and (module, imported) not in UPWARD
+    )
+    assert upward == []
+
+
 def test_the_environment_package_loads_no_training_library():
     script = """
 import importlib, pkgutil, sys
