@@ -15,6 +15,7 @@ JOKER_CARD = "JK"
 
 # Tiebreak points of a catch: face value, J 11, Q 12, K 13, A 14; jokers have no face value.
 RANK_POINTS = (*range(2, 15), 0)
+MAX_RANK_POINTS = max(RANK_POINTS)  # an ace: the reward scales catch points by it
 
 _RANK_ALIASES = {name: index for index, name in enumerate(RANK_NAMES)}
 _RANK_ALIASES.update({"T": 8, "JOKER": JOKER, "JACK": 9, "QUEEN": 10, "KING": 11, "ACE": 12})

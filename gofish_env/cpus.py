@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from gofish_env.cards import RANK_POINTS
+from gofish_env.cards import MAX_RANK_POINTS, RANK_POINTS
 from gofish_env.knowledge import AskRecord, PlayerView
 
 LegalAsk = tuple[int, int]  # (target seat, wanted): one of PlayerView.legal_asks
@@ -443,7 +443,7 @@ class ExpertCPU(CardTrackingCPU):
     @classmethod
     def tiebreak_weight(cls, rules) -> float:
         """The score of one tiebreak point (0 where points cannot decide a game)."""
-        return cls.TIEBREAK_WEIGHT / 14 if points_can_decide(rules) else 0.0
+        return cls.TIEBREAK_WEIGHT / MAX_RANK_POINTS if points_can_decide(rules) else 0.0
 
     @staticmethod
     def weighs_endgame(rules) -> bool:

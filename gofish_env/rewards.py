@@ -22,7 +22,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gofish_env.cards import RANK_POINTS
+from gofish_env.cards import MAX_RANK_POINTS, RANK_POINTS
 from gofish_env.events import Catch, Event
 from gofish_env.rules import Rules
 
@@ -122,7 +122,7 @@ class RewardCalculator:
                 seat_parts = parts[event.seat]
                 points = RANK_POINTS[event.rank]
                 seat_parts["catch"] += 1.0
-                seat_parts["catch_points"] += points / 14.0
+                seat_parts["catch_points"] += points / MAX_RANK_POINTS
                 seat_parts["tiebreak"] += points * self.tiebreak_scale
         for seat in winners or ():
             parts[seat]["win"] += 1.0 / len(winners)

@@ -21,7 +21,7 @@ from gofish_env.evaluation.entrants import Entrant
 from gofish_env.evaluation.harness import GameRecord
 from gofish_env.evaluation.stats import (
     BOOTSTRAP_SAMPLES,
-    NORMAL_95,
+    Z_95,
     derive_seed,
     fit_ratings,
     ratio_interval,
@@ -146,7 +146,7 @@ def summarize(
         # A bootstrap over G groups spreads sqrt((G - 1) / G) too little, and its normal
         # tails are too thin for few groups: widened by t(G - 1) / z * sqrt(G / (G - 1)).
         groups = len(deals)
-        widen = t_quantile_95(groups - 1) / NORMAL_95 * math.sqrt(groups / (groups - 1))
+        widen = t_quantile_95(groups - 1) / Z_95 * math.sqrt(groups / (groups - 1))
         low = ratings - widen * np.maximum(ratings - low, 0.0)
         high = ratings + widen * np.maximum(high - ratings, 0.0)
         # Every resample alike (every deal-group came out the same): the bootstrap has

@@ -23,7 +23,6 @@ T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2
 ELO_SCALE = 400.0  # rating points for odds of 10:1
 ELO_MEAN = 1500.0
 BOOTSTRAP_SAMPLES = 200
-NORMAL_95 = 1.959964  # the standard normal's 97.5th percentile
 PRIOR_GAMES = 1.0  # virtual drawn meetings per pair that keep ratings finite (see fit_ratings)
 
 

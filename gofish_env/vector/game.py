@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gofish_env.cards import RANK_POINTS, card_index, card_str
+from gofish_env.cards import MAX_RANK_POINTS, RANK_POINTS, card_index, card_str
 from gofish_env.events import Catch
 from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import PublicKnowledge
@@ -245,7 +245,7 @@ class VectorGame(NotCopyable):
             if isinstance(event, Catch):
                 points = RANK_POINTS[event.rank]
                 S.parts[g, event.seat, 0] += 1.0
-                S.parts[g, event.seat, 1] += points / 14.0
+                S.parts[g, event.seat, 1] += points / MAX_RANK_POINTS
                 S.parts[g, event.seat, 2] += points * K.tiebreak_scale
         for seat in game.winners if opening else ():
             S.parts[g, seat, 3] += 1.0 / len(game.winners)

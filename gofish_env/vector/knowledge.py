@@ -16,6 +16,7 @@ import numpy as np
 
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import drop_ruled_out_assumptions_into
+from gofish_env.cards import MAX_RANK_POINTS
 from gofish_env.knowledge import UNBOUNDED, most_after_catch
 from gofish_env.vector.state import EASY_MEMORY
 
@@ -156,7 +157,7 @@ def on_catch(S, K, g, seat, rank):
     write_catches(S, K, g, seat, rank)
     points = S.rank_points[rank]
     S.parts[g, seat, 0] += 1.0
-    S.parts[g, seat, 1] += points / 14.0
+    S.parts[g, seat, 1] += points / MAX_RANK_POINTS
     S.parts[g, seat, 2] += points * K.tiebreak_scale
 
 

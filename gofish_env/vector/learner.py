@@ -21,6 +21,7 @@ from gofish_env.gym_env import (
     check_seat,
     truncated_before_learner,
 )
+from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player, mix_members, seat_copy
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules
@@ -96,7 +97,7 @@ class LearnerBatch(NotCopyable):
         opponents: Any = "random",
         seat: int | str = 0,
         reward: str | dict | RewardScheme = "catches",
-        history: int = 8,
+        history: int = DEFAULT_HISTORY,
         max_asks: int = DEFAULT_MAX_ASKS,
         compile_rules: bool = False,
     ):

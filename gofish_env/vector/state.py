@@ -22,14 +22,13 @@ import numpy as np
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import assumption_work_size
 from gofish_env.cards import NUM_STANDARD_RANKS, RANK_POINTS
-from gofish_env.cpus import ExpertCPU
+from gofish_env.cpus import EASY_MEMORY, ExpertCPU
 from gofish_env.knowledge import UNBOUNDED, PublicKnowledge
 from gofish_env.observation import ObservationEncoder, ObservationLayout
 from gofish_env.rules import Rules
 from gofish_env.vector.structs import borrowing_builder, struct_types
 
 JOKER_INDEX = 4 * NUM_STANDARD_RANKS  # the joker's card index (both jokers share it)
-EASY_MEMORY = 8  # gofish_env.cpus.EASY_MEMORY, requests an easy CPU remembers
 RECORD_FIELDS = 6  # asker, target, wanted, cards handed over, went fishing, shown
 
 WINNER_CODES = {"catches_then_points": 0, "catches_shared": 1, "first_empty": 2}
