@@ -110,6 +110,32 @@ def test_a_mix_entrant_plays_a_member_drawn_each_game():
     assert result.standings[0].spec == f"mix:{LEVEL},{LEVEL}"
 
 
+class SeatsSeen:
+    """A CPU object that notes, per game, the seats it decided for."""
+
+    name = "seats-seen"
+
+    def __init__(self):
+        self.inner = make_cpu(LEVEL)
+        self.seats: set[int] = set()
+        self.shared_games = 0
+
+    def reset(self, seed=None):
+        self.shared_games += len(self.seats) > 1
+        self.seats = set()
+        self.inner.reset(seed)
+
+    def choose(self, view):
+        self.seats.add(view.seat)
+        return self.inner.choose(view)
+
+
+def test_one_object_entered_under_two_names_plays_each_seat_with_its_own_copy():
+    seen = SeatsSeen()
+    run_tournament({"a": seen, "b": seen, "c": LEVEL}, players=3, games=6, seed=1)
+    assert seen.shared_games == 0 and seen.seats  # it played, for one seat a game
+
+
 def test_match_play_is_refused_since_duplicate_deals_are_single_games():
     from gofish_env.evaluation import Measurement, make_entrants
 

@@ -124,14 +124,18 @@ class Table:
         self.measurement = measurement
         self.env = raw_env(rules=measurement.rules, max_asks=measurement.max_asks)
         self._players: dict[tuple[int, int], SeatPlayer] = {}
+        self._specs_in_use: set[int] = set()
 
     def player(self, entrant: int, copy_index: int) -> SeatPlayer:
         key = (entrant, copy_index)
         if key not in self._players:
             measurement = self.measurement
             spec = measurement.entrants[entrant].spec
-            if copy_index:  # copies at one table share no memory of the game
+            # No two seats share a memory of the game: not the copies of one entrant, nor
+            # two entrants given the same object.
+            if id(spec) in self._specs_in_use:
                 spec = seat_copy(spec)
+            self._specs_in_use.add(id(spec))
             self._players[key] = make_player(spec, measurement.rules, measurement.deterministic)
         return self._players[key]
 
