@@ -194,6 +194,14 @@ class Match:
         """The current game's pool, top first. Private information: for tests and debugging."""
         return self.game.pool_cards()
 
+    def pool_indices(self) -> list[int]:
+        """The current game's pool as sorted card indices. Private information."""
+        return self.game.pool_indices()
+
+    def pool_counts(self) -> list[int]:
+        """The current game's pool by rank. Private information."""
+        return self.game.pool_counts()
+
 
 def new_game(rules: Rules | None = None, seed: int | None = None) -> Game | Match:
     """A ``Match`` when ``rules.match_target`` is set, otherwise a single ``Game``."""

@@ -98,8 +98,19 @@ def test_the_public_sections_are_seat_0s_observation():
         Rules.preset("pairs", jokers=True),
         preset("authors"),
         Rules.preset("authors", jokers=True, set_size=2),
+        Rules(players=3, match_target=15),
+        Rules.preset("authors", players=3, match_target=12),
     ],
-    ids=["table", "two-players", "two_decks", "pairs-jokers", "authors", "authors-jokers"],
+    ids=[
+        "table",
+        "two-players",
+        "two_decks",
+        "pairs-jokers",
+        "authors",
+        "authors-jokers",
+        "match",
+        "authors-match",
+    ],
 )
 def test_the_state_holds_every_card_at_every_step(rules):
     env = gofish_env.raw_env(rules=rules)
