@@ -261,13 +261,15 @@ class Rules:
             )
         return rules
 
-    def describe(self) -> str:
-        """The fields that differ from the table rules, e.g. ``players=3, set_size=2``."""
+    def describe(self, leave_out: tuple[str, ...] = ()) -> str:
+        """The fields that differ from the table rules, e.g. ``players=3, set_size=2``;
+        those named in ``leave_out`` are not told."""
         table = Rules()
         changed = [
             f"{field.name}={getattr(self, field.name)!r}"
             for field in dataclasses.fields(self)
-            if getattr(self, field.name) != getattr(table, field.name)
+            if field.name not in leave_out
+            and getattr(self, field.name) != getattr(table, field.name)
         ]
         return ", ".join(changed) or "table rules"
 
@@ -282,7 +284,7 @@ def rules_name(rules: Rules) -> str:
                 return f"{name} rules"
         except ValueError:  # a preset for fewer players
             continue
-    return rules.replace(players=Rules().players).describe()
+    return rules.describe(leave_out=("players",))
 
 
 def _check_int(field: str, value: Any, low: int, high: int) -> None:

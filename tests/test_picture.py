@@ -83,6 +83,18 @@ def test_rules_are_named_by_their_preset():
     assert rules_name(Rules(players=5)) == "table rules"
     assert rules_name(Rules.preset("authors", players=3)) == "authors rules"
     assert rules_name(Rules(players=3, set_size=2, jokers=True)) == "set_size=2, jokers=True"
+    # Settings that only a table of other size allows are told as they are.
+    assert rules_name(Rules(players=5, first_player=4)) == "first_player=4"
+    assert rules_name(Rules(players=2, deal=20)) == "deal=20"
+
+
+def test_every_rule_set_draws_including_those_a_four_player_table_refuses():
+    import gofish_env
+
+    for rules in (Rules(players=6, first_player=5), Rules(players=2, deal=20)):
+        env = gofish_env.raw_env(rules=rules, render_mode="rgb_array")
+        env.reset(seed=0)
+        assert env.render().ndim == 3
 
 
 def test_a_frame_is_an_rgb_array_that_changes_with_what_it_shows():
