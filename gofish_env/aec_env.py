@@ -14,7 +14,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from gofish_env.actions import ActionCodec
-from gofish_env.events import Ask
+from gofish_env.events import Ask, Deal
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.match import new_game
@@ -345,7 +345,10 @@ class raw_env(AECEnv):
         over = game.is_over
         earned = over or self._reward_calc.earns(events)
         agents = self.possible_agents
-        if earned or self._earned_last is None:
+        # In match play a step can end a game without a catch: the next game's deal resets
+        # the catches and points the infos tell.
+        dealt = any(type(event) is Deal for event in events)
+        if earned or dealt or self._earned_last is None:
             rewards, parts = self._reward_calc.rewards(events, game.winners if over else None)
             self.rewards = dict(zip(agents, rewards, strict=True))
             self._accumulate_rewards()

@@ -766,6 +766,27 @@ def test_match_play_pays_the_win_once_for_the_match_not_for_each_game():
     assert paid == {agent: expected.get(agent, 0.0) for agent in env.possible_agents}
 
 
+def test_match_play_infos_tell_the_game_in_play_after_a_game_ends_without_a_catch():
+    # Under "hand_or_pool_empty" a game often ends on a step that lays no catch.
+    rules = Rules(players=3, match_target=25, game_end="hand_or_pool_empty")
+    env = gofish_env.raw_env(rules=rules)
+    env.reset(seed=0)
+    chooser = random.Random(0)
+    games_without_a_last_catch = 0
+    while env.game.current_player is not None:
+        games = env.game.games_played
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(chooser.choice(np.flatnonzero(mask).tolist()))
+        match = env.game
+        if match.games_played > games:
+            ended = max(i for i, event in enumerate(match.events) if type(event) is GameOver)
+            games_without_a_last_catch += type(match.events[ended - 1]) is not Catch
+        for seat, agent in enumerate(env.possible_agents):
+            assert env.infos[agent]["catches"] == len(match.catches(seat))
+            assert env.infos[agent]["tiebreak_points"] == match.tiebreak_points(seat)
+    assert games_without_a_last_catch >= 1
+
+
 # ----------------------------------------------------------------------------- infos
 
 
