@@ -41,15 +41,19 @@ INFO_KEYS = (*AEC_INFO_KEYS, "seat", "illegal_action", "action_mask")
 _UNCHOSEN = object()  # an opponent's action before it has chosen one
 
 
-def check_seat(seat: Any, players: int) -> None:
-    """Refuse a learner ``seat`` that is neither ``"random"`` nor a seat of the table."""
+def check_seat(seat: Any, players: int) -> int | str:
+    """The learner ``seat``: ``"random"`` or a seat of the table as an ``int`` (a NumPy
+    integer is taken); anything else is refused."""
+    if seat == "random":
+        return seat
     # By type as well as value: 1.0 == 1, but a float seat cannot index the agents.
-    if seat != "random" and (
+    if (
         isinstance(seat, bool)
         or not isinstance(seat, int | np.integer)
         or seat not in range(players)
     ):
         raise ValueError(f"seat: got {seat!r}; allowed: 'random' or a seat from 0 to {players - 1}")
+    return int(seat)
 
 
 def asks_before_learner(rules: Rules, seat: int | str) -> tuple[int, int, int]:
@@ -233,7 +237,7 @@ class GoFishEnv(gym.Env):
         )
         self.rules = self.aec.rules
         players = self.rules.players
-        check_seat(seat, players)
+        seat = check_seat(seat, players)
         check_max_asks(max_asks, self.rules, seat)
         self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
         self.seat_choice = seat

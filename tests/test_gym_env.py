@@ -145,6 +145,7 @@ def test_a_numpy_integer_seat_is_a_seat():
     env = GoFishEnv(players=4, seat=np.int64(2))
     _, info = env.reset(seed=0)
     assert info["seat"] == 2 and env.aec.game.current_player == 2
+    assert type(info["seat"]) is int and type(env.seat) is int  # as with a plain int seat
 
 
 # ----------------------------------------------------------------------------- opponents

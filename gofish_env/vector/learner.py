@@ -103,7 +103,7 @@ class LearnerBatch(NotCopyable):
     ):
         self.num_envs = _count("num_envs", num_envs)
         players = rules.players
-        check_seat(seat, players)
+        seat = check_seat(seat, players)
         if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
         check_max_asks(max_asks, rules, seat)
