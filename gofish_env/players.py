@@ -38,8 +38,8 @@ from gofish_env.actions import ActionCodec
 from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import PlayerView
-from gofish_env.observation import encode
-from gofish_env.rules import Rules
+from gofish_env.observation import ObservationLayout, encode
+from gofish_env.rules import Rules, rules_name
 
 MODEL_PREFIX = "model:"
 MIX_PREFIX = "mix:"
@@ -209,8 +209,9 @@ def load_agent(
 ) -> SeatPlayer:
     """The saved agent at ``path`` (used as typed: no ``.zip`` is added) as a
     ``SeatPlayer``. With ``rules``, an agent recorded as trained for another table is
-    refused. A missing, corrupt or unloadable file, or that refusal, raises
-    ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
+    refused, and so is one whose rules are not recorded if its network does not fit the
+    table (``check_agent_sizes``). A missing, corrupt or unloadable file, or that refusal,
+    raises ``AgentFileError`` (a ``ValueError``) with a one-line message naming the path."""
     if rules is not None:
         check_agent_rules(path, rules)
     loaders = [loader for loader in _agent_loaders() if loader.handles(str(path))]
@@ -224,7 +225,27 @@ def load_agent(
             f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
             f"extra (pip install 'gofish-env[{extra}]')"
         )
-    return loaders[0].load_agent(str(path), deterministic)
+    player = loaders[0].load_agent(str(path), deterministic)
+    if rules is not None:
+        check_agent_sizes(path, player, rules)
+    return player
+
+
+def check_agent_sizes(path: str | Path, player: Any, rules: Rules) -> None:
+    """Refuse, in one line, a loaded agent whose observation size or action count is not
+    the table's: one made for another table whose rules were not recorded with it (an
+    older zip out of its run folder), which would otherwise fail at its first move. A
+    loader's player tells its sizes by ``observation_size`` and ``action_count`` (None or
+    missing: unknown, not checked)."""
+    sizes = (getattr(player, "observation_size", None), getattr(player, "action_count", None))
+    table = (ObservationLayout(rules).size, ActionCodec(rules).size)
+    if None in sizes or tuple(int(size) for size in sizes) == table:
+        return
+    raise AgentFileError(
+        f"{path} was made for another table: it takes observations of {sizes[0]} numbers "
+        f"and chooses among {sizes[1]} actions; this table ({rules.players} players under "
+        f"{rules_name(rules)}) has observations of {table[0]} numbers and {table[1]} actions"
+    )
 
 
 @lru_cache(maxsize=1)

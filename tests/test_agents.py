@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import re
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from gofish_env import raw_env
-from gofish_env.agent_files import AgentFileError
+from gofish_env import Rules, raw_env
+from gofish_env.actions import ActionCodec
+from gofish_env.agent_files import AgentFileError, read_agent_rules
 from gofish_env.gym_env import GoFishEnv
-from gofish_env.players import make_player
+from gofish_env.observation import ObservationLayout
+from gofish_env.players import load_agent, make_player
 from gofish_training import agents
+from gofish_training.agents import MaskablePPOPlayer
 
 pytestmark = pytest.mark.torch
 
@@ -86,3 +90,26 @@ def test_model_can_be_a_gym_opponent(tmp_path):
     opponent_env = GoFishEnv(players=3, opponents=f"model:{path}")
     _observation, info = opponent_env.reset(seed=0)
     assert np.any(info["action_mask"])
+
+
+def test_a_model_whose_rules_are_not_recorded_is_refused_at_a_table_it_does_not_fit(
+    agents, tmp_path
+):
+    # The agents' run model has no rules in its zip; out of its run folder nothing says
+    # which table it was made for: its network's sizes must then fit the table's.
+    loose = tmp_path / "loose.zip"
+    loose.write_bytes(Path(agents["run"]).read_bytes())
+    assert read_agent_rules(loose) is None
+    with pytest.raises(AgentFileError) as refused:
+        load_agent(loose, Rules(players=3))
+    assert str(refused.value) == (
+        f"{loose} was made for another table: it takes observations of 481 numbers and "
+        "chooses among 39 actions; this table (3 players under table rules) has observations "
+        "of 382 numbers and 26 actions"
+    )
+    player = load_agent(loose, Rules(players=4))  # the table it was made for
+    assert (player.observation_size, player.action_count) == (
+        ObservationLayout(Rules(players=4)).size,
+        ActionCodec(Rules(players=4)).size,
+    )
+    assert isinstance(load_agent(loose), MaskablePPOPlayer)  # no table: no check

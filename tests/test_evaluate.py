@@ -6,6 +6,7 @@ tests/test_cli.py; the end-to-end run on a trained model in tests/test_training.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import usage_error
@@ -85,3 +86,20 @@ def test_evaluate_says_when_it_replaces_a_json_file(agents, tmp_path, capsys):
     evaluate.main([agents["recorded"], "--cpus", "random", "--deals", "1", "--json", str(out)])
     assert f"Replaced {out}" in capsys.readouterr().out
     assert json.loads(out.read_text())[0]["cpu"] == "random"
+
+
+@pytest.mark.torch  # the saved agents
+def test_evaluate_refuses_a_model_without_recorded_rules_that_does_not_fit_the_table(
+    agents, tmp_path, capsys
+):
+    loose = tmp_path / "loose.zip"  # no rules in the zip, no run folder to say them
+    loose.write_bytes(Path(agents["run"]).read_bytes())
+    keep = tmp_path / "kept"
+    message = usage_error(
+        capsys, evaluate.main, [str(loose), "--players", "3", "--keep", str(keep)]
+    )
+    assert message.startswith(f"{loose} was made for another table: ")
+    assert message.endswith(
+        "this table (3 players under table rules) has observations of 382 numbers and 26 actions"
+    )
+    assert not keep.exists()  # refused before anything is made

@@ -140,6 +140,29 @@ def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path)
     assert twin.module is trained and twin.rng is not samplers[0].rng
 
 
+def test_an_exported_module_tells_its_sizes_and_is_refused_at_a_table_they_do_not_fit(tmp_path):
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from gofish_training.rllib_agents import export_module
+    from gofish_training.rllib_module import MaskedActorCritic
+
+    env = raw_env(players=4)
+    seat = env.possible_agents[0]
+    module = RLModuleSpec(
+        module_class=MaskedActorCritic,
+        observation_space=env.observation_space(seat),
+        action_space=env.action_space(seat),
+        model_config={"hidden": [8]},
+    ).build()
+    folder = export_module(module, tmp_path / "module", Rules(players=4))
+    player = make_player(f"model:{folder}", Rules(players=4))
+    assert (player.observation_size, player.action_count) == (481, 39)
+    # Rules recorded wrongly (a hand-made folder): the network still has to fit the table.
+    export_module(module, folder, Rules(players=3))
+    with pytest.raises(AgentFileError, match=r"was made for another table: it takes "):
+        make_player(f"model:{folder}", Rules(players=3))
+
+
 def test_a_resumed_run_goes_on_to_its_new_budget(tmp_path):
     args = [*TINY, "--env-runners", "1", "--out", str(tmp_path), "--final-deals", "1"]
     rllib_train.main(args)

@@ -156,3 +156,27 @@ def test_a_model_entrant_that_does_not_load_is_refused_before_any_game(agents, t
     with pytest.raises(AgentFileError, match=r"^entrant 'bad': cannot load model file "):
         run_tournament({"easy": "easy", "bad": f"mix:easy,model:{garbage}"}, progress=games.append)
     assert games == []
+
+
+def without_recorded_rules(agents, folder: Path) -> Path:
+    """A copy of the 4-player agent whose zip records no rules, away from the run folder
+    whose args.json would say them: nothing tells which table it was made for."""
+    path = folder / "loose.zip"
+    path.write_bytes(Path(agents["run"]).read_bytes())
+    return path
+
+
+@pytest.mark.torch  # the saved agents
+def test_a_model_without_recorded_rules_is_refused_at_a_table_it_does_not_fit(
+    agents, tmp_path, capsys
+):
+    loose = without_recorded_rules(agents, tmp_path)
+    out = tmp_path / "results"
+    argv = ["--players", "3", "--cpus", f"model:{loose},easy", "--games", "3", "--out", str(out)]
+    message = usage_error(capsys, main, argv)
+    assert message == (
+        f"--cpus: entrant 'loose': {loose} was made for another table: it takes observations "
+        "of 481 numbers and chooses among 39 actions; this table (3 players under table "
+        "rules) has observations of 382 numbers and 26 actions"
+    )
+    assert not out.exists()  # refused before anything is made

@@ -39,6 +39,17 @@ class MaskablePPOPlayer:
         twin.rng = copy.deepcopy(self.rng, memo)
         return twin
 
+    @property
+    def observation_size(self) -> int:
+        """The length of the observation the network takes (the table's must match:
+        ``gofish_env.players.check_agent_sizes``)."""
+        return int(np.prod(self.model.observation_space.shape))
+
+    @property
+    def action_count(self) -> int:
+        """The number of actions the network chooses among."""
+        return int(self.model.action_space.n)
+
     def reset(self, seed: int | None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)

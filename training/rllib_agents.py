@@ -47,6 +47,20 @@ class RLModulePlayer:
         twin.rng = copy.deepcopy(self.rng, memo)
         return twin
 
+    @property
+    def observation_size(self) -> int | None:
+        """The length of the observation the module takes (the table's must match:
+        ``gofish_env.players.check_agent_sizes``); None if its spaces do not say."""
+        spaces = getattr(self.module.observation_space, "spaces", None) or {}
+        space = spaces.get(OBSERVATION)
+        return None if space is None else int(np.prod(space.shape))
+
+    @property
+    def action_count(self) -> int | None:
+        """The number of actions the module chooses among; None if its space does not say."""
+        count = getattr(self.module.action_space, "n", None)
+        return None if count is None else int(count)
+
     def reset(self, seed: int | None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
