@@ -12,7 +12,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 from ray.tune.registry import ENV_CREATOR, _global_registry
 
-from gofish_env.game import IllegalAsk
+from gofish_env.game import Game, IllegalAsk
+from gofish_env.rules import Rules
 from gofish_training.rllib_env import (
     EnvSettings,
     GoFishMultiAgentEnv,
@@ -192,6 +193,18 @@ def test_same_seed_same_games_and_runners_deal_apart():
     # get the same seed, and must still deal different games.
     other = first_observations(2, 5)
     assert not np.array_equal(same[0][0], other[0])
+
+
+def test_a_start_position_is_refused_and_the_seed_untouched():
+    env, twin = (GoFishMultiAgentEnv(WorkerConfig({"opponents": "easy"}, 1)) for _ in range(2))
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    with pytest.raises(ValueError, match=r"^options\['game'\]: a start position is not offered"):
+        env.reset(seed=9, options={"game": Game(Rules(players=4), seed=1)})
+    first, _ = env.reset()
+    again, _ = twin.reset()
+    assert first.keys() == again.keys()
+    assert all(np.array_equal(first[a]["observation"], again[a]["observation"]) for a in first)
 
 
 def test_an_illegal_ask_ends_the_game_with_the_penalty_by_default():

@@ -225,6 +225,11 @@ class GoFishMultiAgentEnv(MultiAgentEnv):
     # ------------------------------------------------------------------ episode
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options and "game" in options:  # refused before anything changes
+            raise ValueError(
+                "options['game']: a start position is not offered by the RLlib env (its "
+                "seats and CPUs are drawn at each deal); use raw_env or GoFishEnv for it"
+            )
         if seed is not None:
             self._rng = np.random.default_rng(derive_seed(seed, self.worker_index))
         for _ in range(MAX_REDEALS):
