@@ -150,6 +150,12 @@ def test_actions_that_are_not_actions_are_refused_by_env_before_anything_changes
     venv.step(np.array(legal)[:, None])  # (N, 1), as some callers give them, is taken
 
 
+@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), "-1"])
+def test_an_illegal_reward_that_is_no_finite_number_is_refused(penalty):
+    with pytest.raises(ValueError, match=r"^illegal_reward: got"):
+        VectorVecEnv(2, Rules(players=2), illegal_reward=penalty)
+
+
 def test_it_refuses_pickling_and_copying_saying_what_to_do():
     venv = VectorVecEnv(2, Rules(players=3))
     for copier in (pickle.dumps, copy.deepcopy, copy.copy):

@@ -273,8 +273,10 @@ class VectorVecEnv(VecEnv):
         illegal_reward: float = -1.0,
         compile_rules: bool = False,
     ):
+        from gofish_env.rewards import finite_number
         from gofish_env.vector.learner import LearnerBatch
 
+        self.illegal_reward = finite_number(illegal_reward, "illegal_reward")
         self.learners = LearnerBatch(
             num_envs, rules, opponents, seat, reward, compile_rules=compile_rules
         )
@@ -286,7 +288,6 @@ class VectorVecEnv(VecEnv):
             gym.spaces.Box(0.0, 1.0, (size,), np.float32),
             gym.spaces.Discrete(batch.constants.actions),
         )
-        self.illegal_reward = float(illegal_reward)
         self._seed: int | None = None
         self._actions = np.zeros(num_envs, np.int64)
         self._returns = np.zeros(num_envs)
