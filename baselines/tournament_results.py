@@ -204,7 +204,8 @@ class TournamentResult:
         positions = np.arange(len(ranked))
         axes.bar(positions, rates, yerr=errors, capsize=6, color="tab:blue", alpha=0.8)
         axes.axhline(100 / self.rules.players, color="gray", linestyle="--", linewidth=1)
-        axes.set_xticks(positions, [stats.name for stats in ranked])
+        # The names as typed: a "$" in one is no TeX (mathtext would fail on "$\\x$").
+        axes.set_xticks(positions, [stats.name for stats in ranked], parse_math=False)
         axes.set_ylabel("win rate (%), 95% CI")
         axes.set_ylim(0, max(100 / self.rules.players, float((rates + errors[1]).max())) * 1.15)
         axes.set_title(

@@ -5,11 +5,13 @@ tests/test_cli.py; the end-to-end run on a trained model in tests/test_training.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 from helpers import usage_error
+from rich.console import Console
 
 from gofish_training import evaluate
 
@@ -34,6 +36,23 @@ def test_level_result_beats_only_when_the_interval_clears_the_fair_share():
     beats = evaluate.LevelResult("easy", 40, 0.6, (0.3, 0.9), 2.0, 0.25)
     unsure = evaluate.LevelResult("easy", 40, 0.4, (0.2, 0.6), 2.0, 0.25)
     assert beats.beats and not unsure.beats
+
+
+def test_the_table_shows_its_title_as_typed_and_a_dash_where_there_is_no_interval():
+    one_deal = evaluate.LevelResult("random", 4, 0.25, None, 1.0, 0.25)
+    two = evaluate.LevelResult("easy", 8, 0.5, (0.25, 0.75), 2.0, 0.25)
+    console = Console(width=200, record=True, file=io.StringIO())
+    for title in ("runs/[/exp]/m.zip", "runs/[red]/m.zip", "runs/[b]x[/b]"):
+        console.print(evaluate.results_table([one_deal, two], title))  # no MarkupError
+    text = console.export_text()
+    for title in ("runs/[/exp]/m.zip", "runs/[red]/m.zip", "runs/[b]x[/b]"):
+        assert title in text  # not read as rich markup
+    cells = {
+        line.split("│")[1].strip(): line.split("│")[4].strip()
+        for line in text.splitlines()
+        if line.count("│") > 4
+    }
+    assert cells["random"] == "-" and cells["easy"] == "[0.250, 0.750]"
 
 
 # ---------------------------------------------------------------------- the command line
@@ -103,3 +122,16 @@ def test_evaluate_refuses_a_model_without_recorded_rules_that_does_not_fit_the_t
         "this table (3 players under table rules) has observations of 382 numbers and 26 actions"
     )
     assert not keep.exists()  # refused before anything is made
+
+
+@pytest.mark.torch  # the saved agents
+def test_evaluate_prints_a_model_path_with_brackets_as_typed(agents, tmp_path, capsys):
+    folder = tmp_path / "[/exp]" / "[red]"
+    folder.mkdir(parents=True)
+    model = folder / "m.zip"
+    model.write_bytes(Path(agents["recorded"]).read_bytes())
+    out = tmp_path / "e.json"
+    evaluate.main([str(model), "--cpus", "random", "--deals", "1", "--json", str(out)])
+    printed = "".join(capsys.readouterr().out.split())  # the title may wrap
+    assert f"{model}(tablerules)" in printed  # not read as rich markup
+    assert json.loads(out.read_text())[0]["win_rate_ci"] is None  # one deal: no interval

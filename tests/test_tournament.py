@@ -84,6 +84,16 @@ def test_the_cli_runs_end_to_end(tmp_path, capsys):
         main(["--cpus", "nobody,random", "--out", ""])
 
 
+def test_entrant_names_are_written_as_typed_in_the_table_and_the_chart(tmp_path):
+    # Neither rich markup ("[red]") nor matplotlib's TeX ("$...$") is read in a name.
+    names = {"a[b]": LEVEL, "[red]x": LEVEL, "p$\\foo$": LEVEL}
+    result = run_tournament(names, players=3, games=3)
+    paths = result.write(tmp_path / "out")  # the chart's labels raised a ParseFatalException
+    assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = result.table()
+    assert all(f" {name} " in table for name in names)
+
+
 def test_progress_is_reported_as_games_finish(capsys):
     seen: list[int] = []
     run_tournament([LEVEL, LEVEL], players=2, games=6, progress=seen.append)

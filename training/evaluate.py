@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from gofish_env.agent_files import AgentFileError
 from gofish_env.cli import (
@@ -33,6 +33,7 @@ from gofish_env.cli import (
     exit_interrupted,
     parse_list,
     progress_bar,
+    report_console,
     rules_or_error,
     run_command,
 )
@@ -119,16 +120,19 @@ def evaluate(
 
 
 def results_table(results: Sequence[LevelResult], title: str = "Agent vs CPUs") -> Table:
-    table = Table(title=title)
+    """The results as a rich table. The title (a model's path, a run's name) and the cells
+    are plain text, not rich markup: a ``[`` in a path is shown as typed. A result with no
+    interval (one deal) shows ``-`` for it."""
+    table = Table(title=Text(title))
     for column in ("CPU level", "games", "win rate", "95% CI", "fair", "beats?", "catches"):
         table.add_column(column, justify="right")
     for result in results:
-        low, high = result.win_rate_ci or (float("nan"), float("nan"))
+        ci = result.win_rate_ci
         table.add_row(
-            result.cpu,
+            Text(result.cpu),
             str(result.games),
             f"{result.win_rate:.3f}",
-            f"[{low:.3f}, {high:.3f}]",
+            Text("-" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"),
             f"{result.fair_share:.3f}",
             "yes" if result.beats else "no",
             f"{result.mean_catches:.2f}",
@@ -216,7 +220,7 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         replaced = args.json.exists()
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results_json(results), indent=2))
-    Console().print(results_table(results, f"{args.model} ({rules.describe()})"))
+    report_console().print(results_table(results, f"{args.model} ({rules.describe()})"))
     if args.json is not None:
         print(f"{'Replaced' if replaced else 'Wrote'} {args.json}")
     if args.replays is not None:
