@@ -44,7 +44,7 @@ def play(url: str, number: int) -> tuple[int, list[float]]:
         seats[number % players] = "human"
     chooser = random.Random(number)
     spent: list[float] = []
-    import httpx  # the web extra, checked by main
+    import httpx  # the dev extra, checked by main
 
     with httpx.Client(base_url=url, timeout=60) as client:
 
@@ -99,6 +99,7 @@ def stop(server: subprocess.Popen) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     require_extra(COMMAND, "web", WEB_LIBRARIES, "pip install -e '.[web]'")
+    require_extra(COMMAND, "dev", ["httpx"], "pip install -e '.[dev]'")  # its client
     parser = argparse.ArgumentParser(
         prog=COMMAND,
         description=__doc__.splitlines()[0],

@@ -3,7 +3,7 @@
 
 ``gofish-web`` starts here, so that run without the web extra it says which to install."""
 
-WEB_LIBRARIES = ("fastapi", "uvicorn", "starlette", "pydantic", "httpx")
+WEB_LIBRARIES = ("fastapi", "uvicorn", "starlette", "pydantic")
 
 
 def web_cli() -> None:
