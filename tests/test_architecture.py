@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -340,3 +341,37 @@ def test_a_missing_module_that_no_extra_provides_is_not_hidden():
 
     with pytest.raises(ModuleNotFoundError, match="no_such_module"):
         launch("no_such_module", "gofish-x", "train", ("torch",), "pip install x")
+
+
+def test_setup_venv_refuses_a_python_older_than_3_11_saying_how_to_pick_one(tmp_path):
+    old = tmp_path / "python3"
+    old.write_text("#!/bin/sh\nexit 1\n")  # stands for a Python that says it is too old
+    old.chmod(0o755)
+    run = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup_venv.sh"), ""],
+        env={"PATH": "/usr/bin:/bin", "PYTHON": str(old), "VENV": str(tmp_path / "venv")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert "needs Python 3.11 or newer (set PYTHON=" in run.stderr
+    assert not (tmp_path / "venv").exists()
+
+
+@pytest.mark.slow
+def test_setup_venv_makes_a_half_made_venv_again(tmp_path):
+    """An interrupted first run leaves a venv without pip; the next run must not trust it."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    run = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup_venv.sh"), ""],
+        env={**os.environ, "VENV": str(venv)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "incomplete or too old; making it again" in run.stderr
+    check = [str(venv / "bin" / "python"), "-c", "import pip, gofish_env"]
+    assert subprocess.run(check, capture_output=True).returncode == 0
