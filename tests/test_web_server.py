@@ -426,6 +426,18 @@ def test_gofish_web_refuses_bad_arguments(argv, message, capsys):
     assert message in usage_error(capsys, main, argv)
 
 
+@pytest.mark.torch
+def test_gofish_web_refuses_an_agent_no_installed_loader_reads(agents, monkeypatch, capsys):
+    from helpers import usage_error
+
+    import gofish_env.players
+    from gofish_web.server import main
+
+    monkeypatch.setattr(gofish_env.players, "_agent_loaders", lambda: ())  # no train extra
+    said = usage_error(capsys, main, ["--agent", agents["recorded"], "--port", "0"])
+    assert "--agent: cannot load" in said and "no agent loader is installed" in said
+
+
 def test_gofish_web_refuses_a_port_in_use(capsys):
     from helpers import usage_error
 

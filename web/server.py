@@ -45,10 +45,10 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from uvicorn.config import LOG_LEVELS
 
-from gofish_env.agent_files import AgentFileError, read_agent_rules
+from gofish_env.agent_files import AgentFileError
 from gofish_env.cli import HelpFormatter, check_count, check_output
 from gofish_env.cpus import CPU_LEVELS
-from gofish_env.players import MODEL_PREFIX, player_label
+from gofish_env.players import MODEL_PREFIX, load_agent, player_label
 from gofish_env.replay import Replay, ReplayError
 from gofish_env.rules import Rules
 from gofish_web.replay_page import STATIC, render_page
@@ -318,8 +318,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--port: got {args.port}; allowed: 0 to 65535")
     check_count(parser, "--max-tables", args.max_tables)
     for path in args.agent:
-        try:
-            read_agent_rules(path)
+        try:  # loaded now: a file no installed loader reads is refused before the server starts
+            load_agent(path)
         except AgentFileError as error:
             parser.error(f"--agent: {error}")
     if args.replays is not None:
