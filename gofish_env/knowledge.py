@@ -33,7 +33,9 @@ bounds (its hand size, the cards left; ``bounds.drop_ruled_out_assumptions``). W
 viewer's own hand rules it out, that viewer's bounds drop it too.
 
 ``PublicKnowledge.events`` keeps the current game's public log (from its ``Deal``), for
-readers that need the whole history in order, such as the world sampler.
+readers that need the whole history in order, such as the world sampler. Everything else
+starts over at each ``Deal`` but ``match_scores``: in match play, each seat's catches summed
+over the games finished so far (``Match.scores``), added up from each ``GameOver``.
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ class PublicKnowledge:
     it has one (it drops to 0 where a seat passed one up); a seat later seen holding a rank
     it passed up (it asks for it, hands it over, or lays a set of it) does not take sure
     hits (``skips_sure_hits``), and is assumed nothing of from then on.
+    ``match_scores[s]``: seat s's catches over the finished games of the log (a match's
+    score, as ``Match.scores``); a new game's ``Deal`` keeps it.
     """
 
     def __init__(self, rules: Rules):
@@ -113,6 +117,7 @@ class PublicKnowledge:
         self._opponents = [
             np.array([(seat + k) % players for k in range(1, players)]) for seat in range(players)
         ]
+        self.match_scores = [0] * players
         self._new_game()
 
     def _new_game(self) -> None:
@@ -218,6 +223,8 @@ class PublicKnowledge:
                 self._deal(event)
             elif kind is GameOver:
                 self.winners = event.winners
+                for seat, count in enumerate(event.catches):
+                    self.match_scores[seat] += count
             self.events.append(event)
             self._unchecked = True
         if self._unchecked:
@@ -438,6 +445,12 @@ class PlayerView:
     def asks(self) -> list[AskRecord]:
         """Every public ask so far with its answer, oldest first."""
         return self.knowledge.asks
+
+    @property
+    def match_scores(self) -> tuple[int, ...]:
+        """Each seat's catches over the finished games (in match play the match's score;
+        this game's catches are in ``catches``)."""
+        return tuple(self.knowledge.match_scores)
 
     def _get_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         if self._bounds is None:

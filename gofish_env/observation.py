@@ -20,7 +20,7 @@ import numpy as np
 
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
-from gofish_env.events import Ask, Catch, Deal, Draw, GoFish, Hit, Out
+from gofish_env.events import Ask, Catch, Deal, Draw, GameOver, GoFish, Hit, Out
 from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules
 
@@ -107,6 +107,18 @@ class ObservationLayout(Layout):
                 f"catches of each rank each seat has laid / {self.max_catches_of_rank}",
             ),
             ("out", (players,), "1 if the seat is out (no cards, empty pool)"),
+        ]
+        if rules.match_target:  # match play only: every other layout leaves it out
+            declared.append(
+                (
+                    "match_scores",
+                    (players,),
+                    f"each seat's match score (its catches in the match's finished games; "
+                    f"this game's are in catch_counts) / {rules.match_target}, the target "
+                    f"(1 once reached)",
+                )
+            )
+        declared += [
             ("to_move", (players,), "1 for the seat to move"),
             ("pool_size", (1,), f"cards in the pool / {rules.deck_size}"),
             (
@@ -143,13 +155,15 @@ class ObservationLayout(Layout):
 
 
 # The observation's sections that every seat sees alike but for the order of the seats.
-# The state holds them in seat 0's order, which is the absolute one.
+# The state holds them in seat 0's order, which is the absolute one (those the layout has:
+# ``match_scores`` only in match play).
 PUBLIC_SECTIONS = (
     "hand_sizes",
     "catch_counts",
     "tiebreak_points",
     "caught_ranks",
     "out",
+    "match_scores",
     "to_move",
     "pool_size",
     "recent_asks",
@@ -188,7 +202,7 @@ class StateLayout(Layout):
         declared += [
             (name, observation[name].shape, observation[name].meaning)
             for name in PUBLIC_SECTIONS
-            if observation[name].size
+            if name in observation.sections and observation[name].size
         ]
         super().__init__(declared)
         # Where each card index counts: hands[seat] for seats 0..P-1, the pool as seat P
@@ -251,6 +265,9 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
             caught[row, rank] += 1
     put("caught_ranks", caught / layout.max_catches_of_rank)
     put("out", [view.out[s] for s in order])
+    if "match_scores" in sec:
+        target = rules.match_target
+        put("match_scores", [min(view.match_scores[s] / target, 1.0) for s in order])
     put("to_move", [s == view.current_player for s in order])
     put("pool_size", [view.pool_size / rules.deck_size])
     opponents = order[1:]
@@ -279,9 +296,10 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
     return out
 
 
-# The sections ``fill_observation`` writes (from ``catch_counts`` on to ``out``, one gather of
-# the public buffer) and the divisors it needs, by name: the kernel reads the layout through
-# this named tuple, so nothing is kept in step with the declaration by hand.
+# The sections ``fill_observation`` writes (from ``catch_counts`` on to ``out``, or in match
+# play ``match_scores``: one gather of the public buffer) and the divisors it needs, by
+# name: the kernel reads the layout through this named tuple, so nothing is kept in step
+# with the declaration by hand.
 KERNEL_SECTIONS = (
     "own_hand",
     "hand_sizes",
@@ -303,14 +321,14 @@ KernelConstants = namedtuple(
 class ObservationEncoder:
     """The fast path used by the environments; gives exactly what ``encode`` gives.
 
-    Public facts that change rarely (catches, tiebreak points, caught ranks, who is out)
-    are kept event by event in one buffer laid out by absolute seat; the last asks are kept
-    as integers in a ring. A seat's observation is then one compiled call
-    (``fill_observation``): a gather of that buffer into the viewer's seat order, the hand
-    sizes, pool and recent asks turned relative to the viewer, and the parts only the
-    viewer may know: its own hand and the knowledge bounds it deduces with it. Nothing is
-    re-encoded that has not changed. It reads only public events and, per call, the
-    viewer's own hand.
+    Public facts that change rarely (catches, tiebreak points, caught ranks, who is out,
+    in match play the match's scores) are kept event by event in one buffer laid out by
+    absolute seat; the last asks are kept as integers in a ring. A seat's observation is
+    then one compiled call (``fill_observation``): a gather of that buffer into the viewer's
+    seat order, the hand sizes, pool and recent asks turned relative to the viewer, and the
+    parts only the viewer may know: its own hand and the knowledge bounds it deduces with
+    it. Nothing is re-encoded that has not changed. It reads only public events and, per
+    call, the viewer's own hand.
     """
 
     def __init__(self, layout: ObservationLayout, public: PublicKnowledge):
@@ -324,22 +342,27 @@ class ObservationEncoder:
         self.total_sets = rules.total_sets
         self.max_points = layout.max_points
         self.max_rank_catches = layout.max_catches_of_rank
-        # The buffer holds, by absolute seat, the sections from catch_counts to out.
+        # The buffer holds, by absolute seat, the sections from catch_counts to out (and in
+        # match play match_scores, which follows out).
+        self.match_target = rules.match_target if "match_scores" in layout.sections else 0
         self.catch = np.arange(players)
         self.points = self.catch + players
         self.caught = np.arange(ranks * players).reshape(players, ranks) + 2 * players
         self.out = np.arange(players) + 2 * players + ranks * players
-        self.buffer = np.zeros(3 * players + ranks * players, np.float32)
+        self.match = self.out + players if self.match_target else self.out[:0]
+        self.buffer = np.zeros(3 * players + ranks * players + self.match.size, np.float32)
         self.gather = []
         for seat in range(players):
             order = [(seat + k) % players for k in range(players)]
-            parts = [self.catch[order], self.points[order], self.caught[order], self.out[order]]
+            parts = [self.catch, self.points, self.caught, self.out, self.match]
+            parts = [part[order] if part.size else part for part in parts]
             self.gather.append(np.concatenate([part.ravel() for part in parts]))
         # Recent asks: asker, target, rank or card, cards handed over, went fishing, shown.
         self.ask_ring = np.zeros((history, 6), np.int64)
         self.num_asks = 0
         sections = layout.sections
-        assert sections["catch_counts"].start + self.buffer.size == sections["out"].stop
+        last = "match_scores" if self.match_target else "out"
+        assert sections["catch_counts"].start + self.buffer.size == sections[last].stop
         self.constants = KernelConstants(
             **{name: sections[name].start for name in KERNEL_SECTIONS},
             max_held=layout.max_held,
@@ -387,6 +410,8 @@ class ObservationEncoder:
                 self._write_catches(event.seat)
             elif kind is Out:
                 self.buffer[self.out[event.seat]] = 1.0
+            elif kind is GameOver:
+                self._write_match_scores()
             elif kind is Deal:
                 self._clear()
                 for seat in range(self.players):
@@ -394,7 +419,18 @@ class ObservationEncoder:
                 for seat in range(self.players):
                     if not event.hand_sizes[seat] and not event.pool_size:
                         self.buffer[self.out[seat]] = 1.0
+                self._write_match_scores()  # the match's, kept from game to game
         self.num_events += len(events)
+
+    def _write_match_scores(self) -> None:
+        """In match play, each seat's match score (``public.match_scores``, added up at each
+        ``GameOver``) over the target, 1 at most (the last game may pass the target)."""
+        target = self.match_target
+        if not target:
+            return
+        buffer, match = self.buffer, self.match
+        for seat, score in enumerate(self.public.match_scores):
+            buffer[match[seat]] = min(score / target, 1.0)
 
     def _write_catches(self, seat: int) -> None:
         public, buffer = self.public, self.buffer
@@ -646,7 +682,7 @@ def observation_doc() -> str:
         "",
         "The sizes scale with the rules: P players, R ranks (13, or 14 with jokers), A asks",
         "(R, or 52/53 cards with exact-card asks) and history K give",
-        "R + 3P + P*R + 2P + 1 + 5(P-1)R + K(1 + 2P + A + 3) values.",
+        "R + 3P + P*R + 2P + 1 + 5(P-1)R + K(1 + 2P + A + 3) values (P more in match play).",
         "",
     ]
     for players in (2, 3, 5, 6):
@@ -657,6 +693,24 @@ def observation_doc() -> str:
         parts.append(f"- `{preset}` preset, 4 players: {layout.size} values")
     jokers = ObservationLayout(Rules.preset("pairs", jokers=True), DEFAULT_HISTORY)
     parts.append(f"- `pairs` with jokers, 4 players: {jokers.size} values")
+    match = ObservationLayout(Rules(match_target=20), DEFAULT_HISTORY)
+    scores = match["match_scores"]
+    parts += [
+        "",
+        "## Match play",
+        "",
+        "With `match_target` set (`Rules(match_target=N)`: games until a seat's total catches",
+        "reach N, [rules.md](rules.md#match-play)), `catch_counts`, `tiebreak_points` and",
+        "`caught_ranks` start over at each game's deal, and one more section follows `out`:",
+        "`match_scores`, each seat's match score (its catches in the match's finished games, as",
+        "`Match.scores`) / N, seats relative to the viewer. It changes when a game ends; it is",
+        "below 1 while the match is in play, and a score at or past the target (once the match",
+        "is over) reads 1.",
+        "Every rule set without a match leaves the section out: its layout is as above.",
+        "",
+        f"- table rules, 4 players, `match_target=20`: {match.size} values, `match_scores` at "
+        f"{scores.start}..{scores.stop - 1}",
+    ]
     state = StateLayout(Rules(), DEFAULT_HISTORY)
     parts += [
         "",
@@ -670,14 +724,16 @@ def observation_doc() -> str:
         "Left out as in the observation: the number of asks made (the `max_asks` clock) and,",
         'under `winner="first_empty"`, which seat emptied its hand first.',
         "The sections after `pool` are the observation's public sections with absolute seats",
-        "(row 0 is seat 0), equal to those of seat 0's observation. With exact-card asks the",
-        "hands and the pool have one entry per card (rank * 4 + suit; the joker last).",
+        "(row 0 is seat 0), equal to those of seat 0's observation; in match play they include",
+        "`match_scores`, after `out`. With exact-card asks the hands and the pool have one",
+        "entry per card (rank * 4 + suit; the joker last).",
         "",
         f"### Default: table rules, 4 players, history={DEFAULT_HISTORY}",
         "",
         state.markdown(),
         "",
-        "The sizes scale as P*A + A + 3P + P*R + 2P + 1 + K(1 + 2P + A + 3) values.",
+        "The sizes scale as P*A + A + 3P + P*R + 2P + 1 + K(1 + 2P + A + 3) values (P more in",
+        "match play).",
         "",
     ]
     return "\n".join(parts)

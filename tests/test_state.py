@@ -73,20 +73,46 @@ def test_the_state_of_an_exact_position():
     assert state["pool_size"][0] == np.float32(44 / 52)
 
 
-def test_the_public_sections_are_seat_0s_observation():
-    env = gofish_env.raw_env(players=4)
+def public_sections(layout) -> list[str]:
+    """The public sections the layout has (``match_scores`` only in match play)."""
+    return [name for name in PUBLIC_SECTIONS if name in layout.sections]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=4),
+        Rules(players=3, match_target=15),
+        Rules(players=4, match_target=12, game_end="hand_or_pool_empty"),
+    ],
+    ids=["table", "match", "match-hand-or-pool-empty"],
+)
+def test_the_public_sections_are_seat_0s_observation(rules):
+    env = gofish_env.raw_env(rules=rules)
     env.reset(seed=11)
     rng = random.Random(11)
     layout = env.state_layout
-    for _ in range(40):
-        if not env.agents:
-            break
+    names = public_sections(layout)
+    assert ("match_scores" in names) == bool(rules.match_target)
+    steps = 0
+    while env.agents:
         state = layout.split(env.state())
         seen = env.layout.split(env.observe("player_0")["observation"])
-        for name in PUBLIC_SECTIONS:
+        for name in names:
             np.testing.assert_array_equal(state[name], seen[name], err_msg=name)
-        env.step(random_action(env, rng))
+        if rules.match_target:  # the match's scores, by absolute seat, over the target
+            expected = [min(score / rules.match_target, 1.0) for score in env.game.scores]
+            np.testing.assert_array_equal(state["match_scores"], np.float32(expected))
+        agent = env.agent_selection
+        dead = env.terminations[agent] or env.truncations[agent]
+        env.step(None if dead else random_action(env, rng))
+        steps += 1
+        if not rules.match_target and steps == 40:
+            break
     assert env.game.num_asks > 10
+    if rules.match_target:
+        assert env.game.is_over and env.game.games_played > 1
+        assert layout.split(env.state())["match_scores"].max() == 1.0
 
 
 @pytest.mark.parametrize(
@@ -211,13 +237,15 @@ def test_the_hidden_cards_change_the_state_but_not_its_public_sections():
         env.reset(options={"game": game})
         env.step(env.codec.to_action(0, 1, 0))  # seat 0 asks seat 1 for 2s: a miss either way
         states.append(split_state(env))
-    for name in PUBLIC_SECTIONS:
+    for name in public_sections(env.state_layout):
         np.testing.assert_array_equal(states[0][name], states[1][name], err_msg=name)
     assert not np.array_equal(states[0]["hands"], states[1]["hands"])
 
 
 def test_the_state_layout_scales_as_the_docs_say():
-    for rules in (Rules(players=2), Rules(players=6), preset("authors"), preset("two_decks")):
+    plain = (Rules(players=2), Rules(players=6), preset("authors"), preset("two_decks"))
+    matches = tuple(rules.replace(match_target=20) for rules in plain)
+    for rules in plain + matches:
         for history in (0, 8):
             layout = StateLayout(rules, history)
             players, asks, ranks = rules.players, rules.ask_count, rules.ranks
@@ -229,6 +257,30 @@ def test_the_state_layout_scales_as_the_docs_say():
                 + 2 * players
                 + 1
                 + history * (1 + 2 * players + asks + 3)
+                + (players if rules.match_target else 0)  # match_scores
             )
             assert layout.size == expected
             assert gofish_env.raw_env(rules=rules, history=history).state_space.shape == (expected,)
+
+
+# Sizes (history 0 and 8) at the commit before match_scores: rules without a match keep them.
+@pytest.mark.parametrize(
+    ("rules", "size_0", "size_8"),
+    [
+        (Rules(), 138, 338),
+        (Rules(players=2), 76, 244),
+        (Rules.preset("authors", players=3), 263, 759),
+        (Rules.preset("pairs", jokers=True), 147, 355),
+        (Rules.preset("two_decks", players=5), 169, 385),
+    ],
+)
+def test_a_state_without_a_match_is_as_before_and_a_match_adds_its_scores(rules, size_0, size_8):
+    for history, size in ((0, size_0), (8, size_8)):
+        plain = StateLayout(rules, history)
+        assert plain.size == size and "match_scores" not in plain.sections
+        match = StateLayout(rules.replace(match_target=25), history)
+        assert match.size == size + rules.players
+        section = match["match_scores"]
+        assert section.start == plain["out"].stop and section.shape == (rules.players,)
+        # Still copied from the observation in as few runs as before: it follows out in both.
+        assert len(match.public_runs) == len(plain.public_runs)
