@@ -36,14 +36,21 @@ out. The settings are kept beside the file (``FILE.settings.json`` for ``FILE.js
 and a run that goes on with other settings is refused before it plays (a file from
 before they were kept is taken as played with the settings given).
 ``--summary`` prints the result of a file without playing (with the table, seed and budget
-its settings name, where they are kept).
+its settings name, where they are kept); a missing file, or one with no whole deal, is
+refused.
 ``--compare FILE`` (with ``--summary``, or after a run) pairs the file's deals with another
 run's, deal by deal (the same deals and seeds give the same games wherever the two
 ``master``s choose alike), and prints both shares over the deals they share and the paired
-difference with its 95% half-width.
+difference with its 95% half-width. Only runs of the same table and seed pair: a file whose
+settings name other players or another seed, or whose deal ``d`` was dealt from another
+``deal_seed``, is refused before anything is played.
 ``--table OUT.png FILE...`` prints the markdown table of several files (named as above;
 each row says where the run searched and with what margin) and draws their win shares
-against the budget.
+against the budget. A file named otherwise is read by the settings kept beside it (its
+row then names every setting); one with neither is refused.
+
+The flags' words (``table``, ``none``, ``same`` and the levels) are lowercase, as every
+level and preset name of the command line: ``TABLE`` is refused.
 """
 
 from __future__ import annotations
@@ -71,7 +78,8 @@ from gofish_env.cli import (
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
-from gofish_env.evaluation.kept import game_line, read_games, settings_path
+from gofish_env.evaluation.kept import game_line, read_games, read_settings, settings_path
+from gofish_env.evaluation.stats import derive_seed
 from gofish_env.master import (
     BY_TABLE,
     DEFAULT_ASSUME_SURE_HITS,
@@ -187,6 +195,87 @@ def compare(records: list[GameRecord], other: list[GameRecord]) -> dict | None:
     }
 
 
+def run_identity(path: Path) -> dict | None:
+    """The table size and seed that the settings kept beside the run ``path`` name (this
+    script's, or the ``play_kept`` settings of ``benchmarks/master_oracle.py``), or None
+    where none are kept."""
+    kept = read_settings(settings_path(path))
+    if not isinstance(kept, dict):
+        return None
+    rules = kept.get("rules")
+    players = kept.get("players", rules.get("players") if isinstance(rules, dict) else None)
+    if players is None or kept.get("seed") is None:
+        return None
+    return {"players": players, "seed": kept["seed"]}
+
+
+def pairing_problem(
+    other_path: Path,
+    other: list[GameRecord],
+    players: int,
+    seed: int | None,
+    records: list[GameRecord] = (),
+) -> str | None:
+    """Why the games ``other`` of the run kept in ``other_path`` cannot be paired deal by
+    deal with this run's (``players`` seats, the measurement's ``seed``, None where it is
+    not known, and its games ``records``), or None when they can. Deal ``d`` of two runs is
+    the same deal only at the same table with the same seed: its ``deal_seed`` tells."""
+    kept = run_identity(other_path)
+    if kept is not None and kept["players"] != players:
+        return (
+            f"{other_path} was played at {kept['players']} players (its settings), "
+            f"this run at {players}"
+        )
+    if kept is not None and seed is not None and kept["seed"] != seed:
+        return (
+            f"{other_path} was played with seed {kept['seed']} (its settings), "
+            f"this run with seed {seed}"
+        )
+    mine = {record.deal: record.deal_seed for record in records}
+    for record in other:
+        if len(record.seats) != players:
+            return (
+                f"{other_path}: deal {record.deal} was played at {len(record.seats)} players, "
+                f"this run at {players}"
+            )
+        expected = mine.get(record.deal)
+        if expected is None and seed is not None:
+            expected = derive_seed(seed, record.deal)
+        if expected is not None and record.deal_seed != expected:
+            return (
+                f"{other_path}: deal {record.deal} was dealt from deal_seed "
+                f"{record.deal_seed}, this run's from {expected}: not the same deal"
+            )
+    return None
+
+
+def check_pairing(
+    parser: argparse.ArgumentParser,
+    other_path: Path,
+    players: int,
+    seed: int | None,
+    records: list[GameRecord] = (),
+) -> list[GameRecord]:
+    """The games of ``other_path`` (``--compare``), or a usage error when they cannot be
+    paired with this run's (``pairing_problem``)."""
+    other = read_records(other_path)
+    problem = pairing_problem(other_path, other, players, seed, records)
+    if problem is not None:
+        parser.error(f"--compare: {problem}; only runs of the same players and seed pair")
+    return other
+
+
+def json_line(result: dict) -> str:
+    """``result`` as a JSON line, a number that is not finite (no decision timed) as null:
+    JSON has no NaN."""
+    return json.dumps(
+        {
+            name: None if isinstance(value, float) and not np.isfinite(value) else value
+            for name, value in result.items()
+        }
+    )
+
+
 def report(records: list[GameRecord], players: int, simulations: int, seed: int) -> dict:
     rules = Rules(players=players)
     stats = summarize(records, entrants(players, simulations), rules, seed, bootstrap=0)
@@ -209,43 +298,111 @@ def report(records: list[GameRecord], players: int, simulations: int, seed: int)
 MS_AT_FOUR = {16: 5, 64: 10, 192: 22, 512: 54}  # benchmarks/master_speed.py, busy machine
 
 
+def name_parts(path: Path) -> dict[str, str] | None:
+    """The settings a run's file name gives (``p{players}-s{simulations}``, then optionally
+    ``l{pool limit}``, ``m{margin}``, ``r{rollouts}``, ``o{the other seats' rollouts}``,
+    ``c{candidates}``, ``a1`` (sure hits assumed), ``h{most held}``), or None for a name
+    that does not begin so."""
+    parts = {part[0]: part[1:] for part in path.stem.split("-") if part}
+    try:
+        int(parts["p"]), int(parts["s"])
+        float(parts.get("h", 0))
+    except (KeyError, ValueError):
+        return None
+    return parts
+
+
+def named_search(parts: dict[str, str]) -> str:
+    """Where and how a run searched, as its file name says (``name_parts``)."""
+    if "l" not in parts:
+        search = ["every decision"]
+    elif parts["l"] == BY_TABLE:
+        search = ["pool by table"]
+    else:
+        search = [f"pool <= {parts['l']}"]
+    if "m" in parts or "l" not in parts:  # p{players}-s{simulations} alone: margin 2.5
+        search.append(f"margin {parts.get('m', '2.5')}")
+    if parts.get("r") == BY_TABLE:
+        search.append("rollouts by table")
+    elif "r" in parts:
+        search.append(f"{parts['r']} rollouts")
+    if "o" in parts:
+        search.append(f"the other seats' rollouts {parts['o']}")
+    if "c" in parts:
+        search.append(f"{parts['c']} candidates")
+    if parts.get("a") == "1":
+        search.append("sure hits assumed")
+    if float(parts.get("h", 0)):
+        search.append(f"most held {parts['h']}")
+    return ", ".join(search)
+
+
+def kept_search(kept: dict) -> str:
+    """Where and how a run searched, as the settings kept beside it say: every setting."""
+    limit = kept.get("pool_limit", BY_TABLE)
+    if limit is None:
+        search = ["every decision"]
+    elif limit == BY_TABLE:
+        search = ["pool by table"]
+    else:
+        search = [f"pool <= {limit}"]
+    search.append(f"margin {kept.get('margin', DEFAULT_MARGIN)}")
+    rollouts = kept.get("rollouts") or BY_TABLE  # null: by table, as such files were kept
+    search.append("rollouts by table" if rollouts == BY_TABLE else f"{rollouts} rollouts")
+    if kept.get("others_rollouts"):
+        search.append(f"the other seats' rollouts {kept['others_rollouts']}")
+    search.append(f"{kept.get('candidates', DEFAULT_CANDIDATES)} candidates")
+    if kept.get("assume_sure_hits"):
+        search.append("sure hits assumed")
+    if kept.get("most_held"):
+        search.append(f"most held {kept['most_held']}")
+    return ", ".join(search)
+
+
+def table_row(path: Path) -> dict:
+    """A run's result for ``--table``, with where it searched: its players and budget from
+    the settings kept beside it, or else from its name; a ValueError says why a file
+    cannot be read so."""
+    if not path.is_file():
+        raise ValueError(f"no such file: {path}")
+    records = read_records(path)
+    if not records:
+        raise ValueError(f"{path} holds no whole deal")
+    parts = name_parts(path)
+    kept = read_settings(settings_path(path))
+    usable = isinstance(kept, dict) and "players" in kept
+    if not (usable and isinstance(kept.get("simulations"), int)):  # this script's settings
+        kept = None
+    if kept is None and parts is None:
+        raise ValueError(
+            f"{path}: its players and budget are unknown: no {settings_path(path).name} "
+            "beside it, and its name is not p{players}-s{simulations}[-...].jsonl"
+        )
+    if kept is not None:
+        players, simulations = kept["players"], kept["simulations"]
+        if parts is not None and (int(parts["p"]), int(parts["s"])) != (players, simulations):
+            raise ValueError(
+                f"{path}: its name says {parts['p']} players and {parts['s']} simulations, "
+                f"its settings {players} and {simulations}"
+            )
+    else:
+        players, simulations = int(parts["p"]), int(parts["s"])
+    result = report(records, players, simulations, 1)
+    # A file named p{players}-s{simulations} alone: the first runs' settings.
+    result["first_runs"] = parts is not None and "l" not in parts and "m" not in parts
+    result["search"] = named_search(parts) if parts is not None else kept_search(kept)
+    return result
+
+
 def table(paths: list[Path], chart: Path) -> str:
-    """The markdown table of the files' results, and their chart."""
+    """The markdown table of the files' results, and their chart; a ValueError says which
+    file cannot be read (``table_row``)."""
+    results = [table_row(path) for path in paths]
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    results = []
-    for path in paths:
-        # p{players}-s{simulations}, then optionally l{pool limit}, m{margin}, r{rollouts},
-        # o{the other seats' rollouts}, c{candidates}, a1 (sure hits assumed), h{most held}
-        parts = {part[0]: part[1:] for part in path.stem.split("-")}
-        result = report(read_records(path), int(parts["p"]), int(parts["s"]), 1)
-        # A file named p{players}-s{simulations} alone: the first runs' settings.
-        result["first_runs"] = "l" not in parts and "m" not in parts
-        if "l" not in parts:
-            search = ["every decision"]
-        elif parts["l"] == BY_TABLE:
-            search = ["pool by table"]
-        else:
-            search = [f"pool <= {parts['l']}"]
-        if "m" in parts or result["first_runs"]:
-            search.append(f"margin {parts.get('m', '2.5')}")
-        if parts.get("r") == BY_TABLE:
-            search.append("rollouts by table")
-        elif "r" in parts:
-            search.append(f"{parts['r']} rollouts")
-        if "o" in parts:
-            search.append(f"the other seats' rollouts {parts['o']}")
-        if "c" in parts:
-            search.append(f"{parts['c']} candidates")
-        if parts.get("a") == "1":
-            search.append("sure hits assumed")
-        if float(parts.get("h", 0)):
-            search.append(f"most held {parts['h']}")
-        result["search"] = ", ".join(search)
-        results.append(result)
     results.sort(key=lambda r: (r["players"], r["simulations"], r["search"]))
     lines = [
         "| players | simulations (ms a decision at 4 players) | deals (games) "
@@ -359,7 +516,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.table:
         if len(args.table) < 2:
             parser.error("--table: give the chart's path and at least one results file")
-        print(table(args.table[1:], args.table[0]))
+        try:
+            print(table(args.table[1:], args.table[0]))
+        except ValueError as error:
+            parser.error(f"--table: {error}")
         return
     if args.out is None:
         parser.error("--out: required (the results file to write or go on with)")
@@ -370,7 +530,8 @@ def main(argv: list[str] | None = None) -> None:
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: 2 to 6")
     args.simulations = parse_simulations(parser, "--simulations", args.simulations)
-    if args.simulations == BY_TABLE:
+    by_table = args.simulations == BY_TABLE
+    if by_table:
         args.simulations = default_simulations(args.players)
     read_search_flags(parser, args)
     args.others_rollouts = parse_others_rollouts(parser, args.others_rollouts)
@@ -382,14 +543,27 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser.error(f"--{error}")
     if args.summary:
+        if not args.out.is_file():
+            parser.error(f"--out: no such file: {args.out} (--summary reads it)")
         records = read_records(args.out)
+        if not records:
+            parser.error(f"--out: {args.out} holds no whole deal to sum up")
         kept = settings_path(args.out)
+        seed = None  # not known for a file kept without its settings: the deals' seeds tell
         if kept.exists():  # the file's own table, seed and budget, whatever the flags say
             played = json.loads(kept.read_text())
             args.players, args.seed = played["players"], played["seed"]
             args.simulations = played["simulations"]
-        print(json.dumps(report(records, args.players, args.simulations, args.seed)))
-        print_comparison(records, args.compare)
+            seed = args.seed
+        else:
+            args.players = len(records[0].seats)
+            if by_table:
+                args.simulations = default_simulations(args.players)
+        other = None
+        if args.compare is not None:
+            other = check_pairing(parser, args.compare, args.players, seed, records)
+        print(json_line(report(records, args.players, args.simulations, args.seed)))
+        print_comparison(records, args.compare, other)
         return
     # The results and the settings beside them: refused before any deal, not after.
     check_output(parser, "--out", args.out)
@@ -420,6 +594,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{args.out}: its deals are not 0..{done - 1} with {args.players} games each; "
             "start a new file"
         )
+    other = None
+    if args.compare is not None:  # refused before any deal, not after
+        other = check_pairing(parser, args.compare, args.players, args.seed, records)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(json.dumps(settings) + "\n")
     if left_out:
@@ -451,19 +628,23 @@ def main(argv: list[str] | None = None) -> None:
                 done = end
                 result = report(records, args.players, args.simulations, args.seed)
                 result["seconds"] = round(time.perf_counter() - start, 1)
-                print(json.dumps(result), flush=True)
+                print(json_line(result), flush=True)
     except KeyboardInterrupt:
         sys.exit(f"interrupted: {done} deals kept in {args.out}; run the same command to go on")
-    print_comparison(records, args.compare)
+    print_comparison(records, args.compare, other)
 
 
-def print_comparison(records: list[GameRecord], path: Path | None) -> None:
+def print_comparison(
+    records: list[GameRecord], path: Path | None, other: list[GameRecord] | None = None
+) -> None:
+    """The pairing of ``records`` with the run ``path`` (its games ``other``, read here if
+    not given), checked beforehand by ``check_pairing``."""
     if path is None:
         return
-    paired = compare(records, read_records(path))
+    paired = compare(records, read_records(path) if other is None else other)
     if paired is None:
         sys.exit(f"--compare: {path} shares no deal with this run")
-    print(json.dumps({"compare": str(path), **paired}))
+    print(json_line({"compare": str(path), **paired}))
 
 
 if __name__ == "__main__":

@@ -1,18 +1,24 @@
 """What the hidden cards cost ``master``: its search with the true hands in place of worlds.
 
 python benchmarks/master_oracle.py --players 2 --deals 600 \\
-    --compare runs/master/p2-s1024-l8-m1.0.jsonl
+    --compare runs/master/p2-s4096-ltable-m1.0-a1-h8.0.jsonl
 
 An upper bound for the world sampler, not a CPU anyone plays: ``OracleMaster`` is
-``master`` (the same candidates, budget, margin and rollouts) whose every sampled world is
-the true one, every hand as it is, with only the pool's order shuffled (no inference can
-learn it). The gap between its win share and ``master``'s is what better inference about
-the hidden hands could give at most. It reads the game itself, so it is never registered
-as a level; the measurement is ``baselines/master_strength.py``'s (one of it against
-``players - 1`` ``expert``s, duplicate deals, seed 1), so ``--compare FILE`` pairs its
-deals with a ``master_strength`` run's. ``--rollouts`` as there (docs/baselines.md gives
-the first figures, taken from 8 cards with ``hard`` rollouts, and those of today's
-defaults).
+``master`` (the same candidates, budget, margin, window and rollouts) whose every sampled
+world is the true one, every hand as it is, with only the pool's order shuffled (no
+inference can learn it). The gap between its win share and ``master``'s is what better
+inference about the hidden hands could give at most. It reads the game itself, so it is
+never registered as a level; the measurement is ``baselines/master_strength.py``'s (one of
+it against ``players - 1`` ``expert``s, duplicate deals, seed 1), so ``--compare FILE``
+pairs its deals with a ``master_strength`` run's of the same players and seed (another is
+refused).
+
+``--simulations``, ``--candidates``, ``--margin``, ``--pool-limit``, ``--rollouts`` and
+``--others-rollouts`` are ``MasterCPU``'s, as in ``master_strength`` (today's defaults:
+4096 simulations at two players and 1024 otherwise, searching from 12 cards at two players
+and 16 at three and four); give a run's own to compare with it. ``--out`` keeps them in its
+settings (the budget as the number). docs/baselines.md gives the figures measured so far,
+each with the settings it was measured with.
 """
 
 from __future__ import annotations
@@ -22,19 +28,35 @@ import os
 import sys
 from pathlib import Path
 
-from gofish_baselines.master_strength import deal_shares, mean_and_interval, print_comparison
+from gofish_baselines.master_strength import (
+    SAME_LEVEL,
+    check_pairing,
+    deal_shares,
+    mean_and_interval,
+    parse_others_rollouts,
+    print_comparison,
+)
 from gofish_env.cli import (
-    ROLLOUTS_BY_TABLE,
     HelpFormatter,
+    add_search_flags,
     check_count,
     check_output,
-    parse_rollouts,
+    parse_simulations,
     progress_bar,
+    read_search_flags,
 )
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
 from gofish_env.evaluation.kept import interrupted_message, play_kept
-from gofish_env.master import ROLLOUTS_TABLE, MasterCPU, world_values
+from gofish_env.master import (
+    BY_TABLE,
+    DEFAULT_CANDIDATES,
+    DEFAULT_SIMULATIONS,
+    SIMULATIONS_TABLE,
+    MasterCPU,
+    default_simulations,
+    world_values,
+)
 from gofish_env.rules import Rules
 from gofish_env.worlds import true_worlds
 
@@ -62,12 +84,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=600, help="duplicate deals")
     parser.add_argument("--seed", type=int, default=1, help="the measurement's seed")
     parser.add_argument(
-        "--rollouts",
-        default=ROLLOUTS_BY_TABLE,
-        help=f"the compiled level that plays the rollouts, or table: {ROLLOUTS_TABLE} "
-        "(master's default)",
+        "--simulations",
+        default=str(DEFAULT_SIMULATIONS),
+        help=f"rollouts a search plays over all its candidates; {BY_TABLE}: {SIMULATIONS_TABLE}",
     )
-    parser.add_argument("--compare", type=Path, help="a master_strength run to pair deals with")
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=DEFAULT_CANDIDATES,
+        help="asks each search compares, expert's choice first",
+    )
+    add_search_flags(parser)
+    parser.add_argument(
+        "--others-rollouts",
+        default=SAME_LEVEL,
+        help="the compiled CPU level that plays the seats other than the oracle's in the "
+        f"rollouts; {SAME_LEVEL}: the --rollouts level",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        help="a master_strength run of the same players and seed to pair deals with",
+    )
     parser.add_argument(
         "--out",
         type=Path,
@@ -80,11 +118,30 @@ def main(argv: list[str] | None = None) -> None:
         check_output(parser, "--out", args.out)
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: an integer from 2 to 6")
-    if args.compare is not None and not args.compare.exists():
+    if args.compare is not None and not args.compare.is_file():
         parser.error(f"--compare: no such file: {args.compare}")
-    rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
+    simulations = parse_simulations(parser, "--simulations", args.simulations)
+    if simulations == BY_TABLE:
+        simulations = default_simulations(args.players)
+    read_search_flags(parser, args)
+    # The search's settings, kept in --out's settings: the oracle is an object, which the
+    # measurement's own settings know by its description only.
+    search = {
+        "simulations": simulations,
+        "candidates": args.candidates,
+        "margin": args.margin,
+        "pool_limit": args.pool_limit,
+        "rollouts": args.rollouts,
+        "others_rollouts": parse_others_rollouts(parser, args.others_rollouts),
+    }
+    try:
+        oracle = OracleMaster(0, **search)
+    except ValueError as error:  # MasterCPU's own checks name the setting
+        parser.error(f"--{error}")
+    other = None
+    if args.compare is not None:  # refused before any deal, not after
+        other = check_pairing(parser, args.compare, args.players, args.seed)
     rules = Rules(players=args.players)
-    oracle = OracleMaster(0, rollouts=rollouts)
     entrants = make_entrants({"oracle": oracle, "expert": "expert"}, rules)
     lineup = (0,) + (1,) * (args.players - 1)
     measurement = Measurement(entrants, rules, args.seed, [lineup])
@@ -115,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
                     on_games=advance,
                     say=lambda message: print(message, file=sys.stderr),
                     play=play,
-                    more_settings={"rollouts": rollouts},  # the oracle is an object
+                    more_settings=search,
                 )
     except KeyboardInterrupt:
         sys.exit(interrupted_message(args.out, "--out FILE"))
@@ -124,7 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     print(mean_and_interval(list(shares.values())), f"(load {os.getloadavg()[0]:.1f})")
     made = "searches" if args.out is None else "searches in the deals played by this run"
     print(f"{made} {oracle.searches_made}, overrides of expert {oracle.overrides_made}")
-    print_comparison(records, args.compare)
+    print("search: " + ", ".join(f"{name} {value}" for name, value in search.items()))
+    print_comparison(records, args.compare, other)
 
 
 if __name__ == "__main__":

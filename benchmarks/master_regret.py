@@ -34,7 +34,8 @@ Each position's seeds come from its game and its place in the game, so a run sto
 Ctrl-C goes on where it stopped with the same command and ``--out`` (a cut last line,
 which a write stopped midway by a kill leaves, is dropped and measured again), and two runs
 over other ``--first-game`` ranges can be read together: ``--summary FILE...`` (runs
-measured with other settings are refused).
+measured with other settings are refused; a position that more than one file holds, or one
+file twice, is counted once, its first row, and a note says how many were left out).
 """
 
 from __future__ import annotations
@@ -338,13 +339,28 @@ def main(argv: list[str] | None = None) -> None:
         if missing:
             parser.error(f"--summary: no such file: {', '.join(missing)}")
         rows = []
+        measured = set()  # over every row read, those counted once included
+        seen: dict[tuple[int, int], Path] = {}
         for path in args.summary:
             lines = read_rows(parser, "--summary", path)
             say_cut(path, lines, "not read (a write stopped midway)")
-            rows += lines.rows
+            measured |= {json.dumps(settings_of(row), sort_keys=True) for row in lines.rows}
+            again: dict[Path, int] = {}
+            for row in lines.rows:
+                position = (row["game"], row["decision"])
+                if position in seen:
+                    again[seen[position]] = again.get(seen[position], 0) + 1
+                    continue
+                seen[position] = path
+                rows.append(row)
+            for first, count in again.items():
+                print(
+                    f"{path}: {count} position{'' if count == 1 else 's'} (game, decision) "
+                    f"already read from {first}, counted once",
+                    file=sys.stderr,
+                )
         if not rows:
             parser.error("--summary: the files hold no position")
-        measured = {json.dumps(settings_of(row), sort_keys=True) for row in rows}
         if len(measured) > 1:
             parser.error(
                 "--summary: the files were measured with other settings, which cannot be "

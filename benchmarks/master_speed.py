@@ -2,8 +2,9 @@
 
 python benchmarks/master_speed.py --players 2,4 --simulations 64,256,1024,4096 --games 4
 
-``--margin``, ``--pool-limit`` and ``--rollouts`` are ``MasterCPU``'s (the same for every
-budget), as in ``baselines/master_strength.py``.
+``--simulations`` lists the budgets, each an integer >= 1 or ``table`` (``master``'s own
+at each table: its row says the number). ``--margin``, ``--pool-limit`` and ``--rollouts``
+are ``MasterCPU``'s (the same for every budget), as in ``baselines/master_strength.py``.
 
 Positions: every decision of seat 0 in ``--games`` seeded games where ``expert`` plays
 every seat (the same positions for every budget). For each budget, ``MasterCPU.choose`` is
@@ -34,6 +35,7 @@ from gofish_env.cli import (
     interrupted_note,
     parse_list,
     parse_players_list,
+    parse_simulations,
     progress_bar,
     read_search_flags,
 )
@@ -45,6 +47,7 @@ from gofish_env.master import (
     SIMULATIONS,
     SIMULATIONS_TABLE,
     MasterCPU,
+    default_simulations,
 )
 
 # Two smaller budgets, then master's own at every table.
@@ -61,9 +64,28 @@ def decisions(players: int, seeds: Iterable[int]):
                 yield view
 
 
+def parse_budgets(parser: argparse.ArgumentParser, text: str) -> list[int | str]:
+    """``--simulations``: a comma list of budgets, each an integer >= 1 or ``table``, none
+    named twice."""
+    budgets = []
+    for item in parse_list(parser, "--simulations", text):
+        budget = parse_simulations(parser, "--simulations", item)
+        if budget in budgets:
+            parser.error(f"--simulations: {item!r} is named twice")
+        budgets.append(budget)
+    return budgets
+
+
+def budget_label(budget: int | str, players: int) -> str:
+    """A budget as its row names it: the number, or ``table (N)``."""
+    if budget == BY_TABLE:
+        return f"{BY_TABLE} ({default_simulations(players)})"
+    return str(budget)
+
+
 def time_game(
-    cpus: dict[int, MasterCPU], players: int, seed: int
-) -> dict[int, list[tuple[float, bool, bool]]]:
+    cpus: dict[str, MasterCPU], players: int, seed: int
+) -> dict[str, list[tuple[float, bool, bool]]]:
     """Each budget's (ms, searched, overrode expert) at every decision of seat 0 in expert
     game ``seed``, the budgets interleaved position by position."""
     timed = {n: [] for n in cpus}
@@ -87,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--simulations",
         default=",".join(str(n) for n in BUDGETS),
-        help=f"comma-separated budgets to time (master's: {SIMULATIONS_TABLE})",
+        help=f"comma-separated budgets to time, each an integer >= 1 or {BY_TABLE}: master's "
+        f"({SIMULATIONS_TABLE})",
     )
     parser.add_argument("--games", type=int, default=4, help="expert games a table")
     add_search_flags(parser)
@@ -95,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     check_count(parser, "--games", args.games)
     read_search_flags(parser, args)
     args.players = parse_players_list(parser, "--players", args.players)
-    args.simulations = [int(x) for x in parse_list(parser, "--simulations", args.simulations)]
+    args.simulations = parse_budgets(parser, args.simulations)
     console = Console(width=120)
     pool_limit = "by table" if args.pool_limit == BY_TABLE else args.pool_limit
     rollouts = "by table" if args.rollouts == BY_TABLE else args.rollouts
@@ -112,15 +135,15 @@ def main(argv: list[str] | None = None) -> None:
         "overrides of expert",
     ):
         table.add_column(column, justify="right")
-    # players -> budget -> (ms, searched, overrode) of the games timed to the end
-    timed: dict[int, dict[int, list[tuple[float, bool, bool]]]] = {}
+    # players -> budget's label -> (ms, searched, overrode) of the games timed to the end
+    timed: dict[int, dict[str, list[tuple[float, bool, bool]]]] = {}
     games_timed, games = 0, len(args.players) * args.games
     interrupted = False
     try:
         with progress_bar(True, games, "expert games timed", transient=True) as advance:
             for players in args.players:
                 cpus = {
-                    n: MasterCPU(
+                    budget_label(n, players): MasterCPU(
                         seed=1,
                         simulations=n,
                         margin=args.margin,
@@ -140,13 +163,13 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         interrupted = True
     for players, by_budget in timed.items():
-        for n in args.simulations:
-            spent = np.array([ms for ms, _, _ in by_budget[n]])
-            mask = np.array([searched for _, searched, _ in by_budget[n]])
-            overrides = sum(overrode for _, _, overrode in by_budget[n])
+        for n, decisions_timed in by_budget.items():
+            spent = np.array([ms for ms, _, _ in decisions_timed])
+            mask = np.array([searched for _, searched, _ in decisions_timed])
+            overrides = sum(overrode for _, _, overrode in decisions_timed)
             table.add_row(
                 str(players),
-                str(n),
+                n,
                 f"{spent.mean():.1f}",
                 f"{spent[mask].mean():.1f}" if mask.any() else "-",
                 f"{np.percentile(spent[mask], 95):.1f}" if mask.any() else "-",

@@ -11,7 +11,8 @@ positions (most ranks already caught, a few random asks) enumerated exactly
 ``--exact-samples`` worlds beside what a perfect sampler shows (mean and 95th percentile),
 and how far the exact worlds now are from uniform over them. Closeness to the truth
 (``--truth-games``): at seat decisions in games of ``expert`` CPUs once the pool holds
-``--truth-pool`` cards or fewer (where ``master`` searches), how far the sampled hands of
+``--truth-pool`` cards or fewer (8 by default: the end of ``master``'s window, which opens
+at 12 cards at two players and 16 at three and four), how far the sampled hands of
 the other seats are from their true hands (cards misplaced, summed over ranks and seats),
 and how often a world has every other hand right, for each model of how the others play
 (``MODELS``). The model's fit (``--fit-games``): how often ``expert``'s plain asks are
@@ -50,7 +51,14 @@ from gofish_env.cli import (
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.evaluation.positions import played_decisions
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import MasterCPU, default_pool_limit
+from gofish_env.master import (
+    DEFAULT_CANDIDATES,
+    OTHER_SIMULATIONS,
+    POOL_LIMIT_TABLE,
+    SIMULATIONS,
+    MasterCPU,
+    default_pool_limit,
+)
 from gofish_env.worlds import ENDGAME_POOL, WorldSampler, barred_ranks
 
 STAGES = (10, 30, 60)
@@ -244,9 +252,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--truth-games", type=int, default=20, help="expert games a table")
     parser.add_argument(
-        "--truth-pool", type=int, default=8, help="closeness at this many pool cards or fewer"
+        "--truth-pool",
+        type=int,
+        default=8,
+        help="closeness at this many pool cards or fewer (master searches from "
+        f"{POOL_LIMIT_TABLE})",
     )
-    parser.add_argument("--truth-worlds", type=int, default=170, help="worlds a decision")
+    parser.add_argument(
+        "--truth-worlds",
+        type=int,
+        default=170,
+        help="worlds a decision (master draws its simulations over its candidates: "
+        f"{OTHER_SIMULATIONS // DEFAULT_CANDIDATES} for {DEFAULT_CANDIDATES} candidates at "
+        f"{OTHER_SIMULATIONS}, {SIMULATIONS[2] // DEFAULT_CANDIDATES} at {SIMULATIONS[2]})",
+    )
     parser.add_argument(
         "--fit-games", type=int, default=100, help="expert games a table, for the asks' fit"
     )

@@ -2,7 +2,10 @@
 the benchmarks): each checks every argument before it starts work and refuses a bad one with
 ``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2), with no traceback. Also
 how a command ends when Ctrl-C stops it (``exit_interrupted``: status 130) or its output is
-closed (``run_command``: ``gofish-tournament | head -1``)."""
+closed (``run_command``: ``gofish-tournament | head -1``).
+
+A flag's words are read as written, lowercase, like every level and preset name: the
+search flags' ``table``, ``none`` and levels too (``TABLE`` is refused, as ``Expert`` is)."""
 
 from __future__ import annotations
 
@@ -64,11 +67,10 @@ def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> N
 def parse_integer_or_word(
     parser: argparse.ArgumentParser, flag: str, text: str, low: int, words: dict
 ) -> object:
-    """An integer >= ``low``, or one of ``words`` (read case-blind; each maps to the value
-    it stands for)."""
-    word = text.strip().lower()
-    if word in words:
-        return words[word]
+    """An integer >= ``low``, or one of ``words`` (lowercase, as written, like every word of
+    the command line; each maps to the value it stands for)."""
+    if text in words:
+        return words[text]
     try:
         value = int(text)
     except ValueError:

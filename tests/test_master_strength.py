@@ -232,6 +232,99 @@ def test_compare_refuses_a_missing_file_and_one_that_shares_no_deal(tmp_path, ca
     assert exit_info.value.code == f"--compare: {empty} shares no deal with this run"
 
 
+def test_compare_refuses_a_run_of_another_seed_or_table_before_it_plays(tmp_path, capsys):
+    """Deal d of a seed-5 run is not deal d of a seed-1 run: pairing them by index printed
+    a "paired" difference of other deals. The settings kept beside a file tell its seed and
+    table; without them, each deal's deal_seed does."""
+    run, seed5, three = tmp_path / "run.jsonl", tmp_path / "seed5.jsonl", tmp_path / "p3.jsonl"
+    main([*ONE_DEAL, "--out", str(run)])
+    main([*ONE_DEAL, "--seed", "5", "--out", str(seed5)])
+    table_of_three = ["--players", "3", "--simulations", "8", "--workers", "1", "--deals", "1"]
+    main([*table_of_three, "--pool-limit", "0", "--out", str(three)])
+    capsys.readouterr()
+    summary = ["--summary", "--out", str(run), "--compare"]
+    message = usage_error(capsys, main, [*summary, str(seed5)])
+    assert message == (
+        f"--compare: {seed5} was played with seed 5 (its settings), this run with seed 1; "
+        "only runs of the same players and seed pair"
+    )
+    message = usage_error(capsys, main, [*summary, str(three)])
+    assert message.startswith(f"--compare: {three} was played at 3 players (its settings), ")
+    # Without its settings, the seed-5 file's deal 0 is told by the seed it was dealt from.
+    settings_path(seed5).unlink()
+    dealt = read_records(seed5)[0].deal_seed
+    message = usage_error(capsys, main, [*summary, str(seed5)])
+    assert message.startswith(f"--compare: {seed5}: deal 0 was dealt from deal_seed {dealt}, ")
+    settings_path(three).unlink()
+    message = usage_error(capsys, main, [*summary, str(three)])
+    assert message.startswith(f"--compare: {three}: deal 0 was played at 3 players, ")
+    # A run with --compare is refused before it plays its first deal.
+    before = run.read_bytes()
+    message = usage_error(
+        capsys, main, [*ONE_DEAL[:-1], "2", "--out", str(run), "--compare", str(seed5)]
+    )
+    assert "not the same deal" in message and run.read_bytes() == before
+
+
+def test_a_summary_refuses_a_missing_or_empty_file_and_prints_no_nan(tmp_path, capsys):
+    """It printed {"deals": 0, "share": NaN, ...} and exit status 0: not JSON, no word."""
+    missing, empty = tmp_path / "nowhere.jsonl", tmp_path / "empty.jsonl"
+    message = usage_error(capsys, main, ["--summary", "--out", str(missing)])
+    assert message == f"--out: no such file: {missing} (--summary reads it)"
+    empty.write_text("")
+    message = usage_error(capsys, main, ["--summary", "--out", str(empty)])
+    assert message == f"--out: {empty} holds no whole deal to sum up"
+    line = master_strength.json_line({"share": float("nan"), "ms_master": float("inf"), "x": 1})
+    assert json.loads(line) == {"share": None, "ms_master": None, "x": 1}
+
+
+def test_the_table_reads_a_file_named_otherwise_by_its_settings(tmp_path, capsys):
+    """--table read the players and budget from the file's name only: a file not named
+    p{P}-s{S}... ended in KeyError: 'p'."""
+    path, chart = tmp_path / "strength.jsonl", str(tmp_path / "chart.png")
+    main([*ONE_DEAL, "--pool-limit", "4", "--out", str(path)])
+    capsys.readouterr()
+    main(["--table", chart, str(path)])
+    assert (
+        "| 2 | 8 (?), pool <= 4, margin 1.0, rollouts by table, 6 candidates, sure hits "
+        "assumed, most held 8.0 | 1 (2) |"
+    ) in capsys.readouterr().out
+    named = tmp_path / "p4-s8.jsonl"  # a name that says otherwise than its settings
+    named.write_bytes(path.read_bytes())
+    settings_path(named).write_bytes(settings_path(path).read_bytes())
+    message = usage_error(capsys, main, ["--table", chart, str(named)])
+    assert (
+        message
+        == f"--table: {named}: its name says 4 players and 8 simulations, its settings 2 and 8"
+    )
+    settings_path(path).unlink()
+    message = usage_error(capsys, main, ["--table", chart, str(path)])
+    assert message == (
+        f"--table: {path}: its players and budget are unknown: no strength.settings.json "
+        "beside it, and its name is not p{players}-s{simulations}[-...].jsonl"
+    )
+    missing = tmp_path / "p2-s8.jsonl"
+    message = usage_error(capsys, main, ["--table", chart, str(missing)])
+    assert message == f"--table: no such file: {missing}"
+
+
+def test_the_search_flags_words_are_lowercase_as_written(tmp_path, capsys):
+    """--simulations TABLE and --pool-limit NONE were read case-blind, --rollouts TABLE was
+    refused: one rule now, the command line's, every word as written."""
+    path = tmp_path / "run.jsonl"
+    for flag, word in (
+        ("--simulations", "TABLE"),
+        ("--pool-limit", "NONE"),
+        ("--rollouts", "TABLE"),
+    ):
+        message = usage_error(
+            capsys, main, ["--players", "2", "--deals", "1", flag, word, "--out", str(path)]
+        )
+        assert message.startswith(f"{flag}: got {word!r}; allowed: "), message
+        assert "table" in message
+    assert not path.exists()
+
+
 def test_ctrl_c_while_a_part_is_written_keeps_whole_deals_only(tmp_path, monkeypatch):
     """A deal kept with one seating of two would be taken as played when the run goes on."""
     path = tmp_path / "p2-s8.jsonl"

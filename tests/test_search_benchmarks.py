@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import usage_error
 from test_cli import _benchmark
 
 from gofish_baselines import master_strength as strength
@@ -17,7 +18,12 @@ from gofish_env.cpus import make_cpu
 from gofish_env.evaluation.kept import read_games
 from gofish_env.evaluation.run_files import JsonLines, read_json_lines
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.master import CATCH_WEIGHT
+from gofish_env.master import (
+    CATCH_WEIGHT,
+    DEFAULT_CANDIDATES,
+    DEFAULT_POOL_LIMIT,
+    default_simulations,
+)
 
 
 def test_the_sampler_s_closeness_to_the_truth_is_measured_for_each_model():
@@ -354,3 +360,125 @@ def test_the_oracle_stopped_midway_goes_on_from_its_out_file(tmp_path, capsys, m
     fresh = capsys.readouterr().out
     assert resumed.out.splitlines()[0].split("(load")[0] == fresh.splitlines()[0].split("(load")[0]
     assert len(read_games(out)[0]) == 6
+
+
+def test_the_oracle_takes_masters_search_flags_and_keeps_them_in_its_settings(tmp_path, capsys):
+    """master_oracle had --rollouts only and kept only it: its budget, window, margin and
+    candidates were master's defaults of the day, which its usage line did not name."""
+    oracle_module = _benchmark("master_oracle")
+    usage = oracle_module.__doc__.split("\n\n")[1]
+    assert f"-s{default_simulations(2)}-l{DEFAULT_POOL_LIMIT}-" in usage  # today's defaults
+    seen = []
+    original = rollouts.rollout_values
+
+    def spy(view, worlds, keys, level, seed):
+        seen.append((view.pool_size, len(keys), len(worlds.hands), level))
+        return original(view, worlds, keys, level, seed=seed)
+
+    out = tmp_path / "oracle.jsonl"
+    flags = ["--simulations", "12", "--candidates", "2", "--margin", "0.5", "--pool-limit", "6"]
+    flags += ["--rollouts", "random", "--others-rollouts", "easy"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rollouts, "rollout_values", spy)
+        oracle_module.main(["--deals", "1", *flags, "--out", str(out)])
+    assert seen
+    for pool, candidates, worlds, level in seen:
+        assert pool <= 6 and candidates == 2 and worlds == 12 // 2
+        assert level in (["random", "easy"], ["easy", "random"])  # its seat, the other
+    kept = json.loads(out.with_suffix(".settings.json").read_text())
+    assert {name: kept[name] for name in ("simulations", "candidates", "margin")} == {
+        "simulations": 12,
+        "candidates": 2,
+        "margin": 0.5,
+    }
+    assert (kept["pool_limit"], kept["rollouts"], kept["others_rollouts"]) == (6, "random", "easy")
+    said = capsys.readouterr().out
+    assert "search: simulations 12, candidates 2, margin 0.5, pool_limit 6" in said
+    # By table: the budget kept as the number it stands for at this table.
+    table = tmp_path / "table.jsonl"
+    oracle_module.main(["--deals", "1", "--pool-limit", "0", "--out", str(table)])
+    kept = json.loads(table.with_suffix(".settings.json").read_text())
+    assert (kept["simulations"], kept["candidates"]) == (default_simulations(2), DEFAULT_CANDIDATES)
+    assert (kept["pool_limit"], kept["rollouts"], kept["margin"]) == (0, "table", 1.0)
+    capsys.readouterr()
+    for flag, value in (("--simulations", "0"), ("--pool-limit", "x"), ("--candidates", "1")):
+        assert usage_error(capsys, oracle_module.main, [flag, value]).startswith(f"{flag}: got ")
+
+
+def test_the_oracle_refuses_to_pair_a_run_of_another_seed(tmp_path, capsys):
+    """master_oracle --compare paired its seed-1 deals with a seed-5 run's by index."""
+    oracle_module = _benchmark("master_oracle")
+    run = tmp_path / "seed5.jsonl"
+    one_deal = ["--players", "2", "--deals", "1", "--simulations", "8", "--pool-limit", "0"]
+    strength.main([*one_deal, "--workers", "1", "--seed", "5", "--out", str(run)])
+    capsys.readouterr()
+    oracle = ["--deals", "1", "--simulations", "8", "--pool-limit", "0", "--compare", str(run)]
+    message = usage_error(capsys, oracle_module.main, oracle)
+    assert message == (
+        f"--compare: {run} was played with seed 5 (its settings), this run with seed 1; only "
+        "runs of the same players and seed pair"
+    )
+    oracle_module.main([*oracle, "--seed", "5"])  # the same seed: paired
+    paired = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert paired["compare"] == str(run) and paired["deals"] == 1
+
+
+def regret_row(game: int, decision: int, pick: int, settings: dict) -> dict:
+    """A master_regret row: two candidates valued 0.5 and 0.6 by the reference."""
+    return {
+        "game": game,
+        "decision": decision,
+        "pool": 8,
+        "candidates": [[1, 0], [1, 1]],
+        "reference": [0.5, 0.6],
+        "picks": {"8": [pick]},
+        "ms": {"8": [1.0]},
+        "settings": settings,
+    }
+
+
+def test_the_regret_summary_counts_a_position_two_files_hold_once(tmp_path, capsys):
+    """--summary a.jsonl b.jsonl, b's game also in a: its positions were counted twice."""
+    regret = _benchmark("master_regret")
+    settings = {"players": 2, "simulations": "8", "reference": 8, "repeats": 1, "margin": 1.0}
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    rows_a = [regret_row(game, decision, game, settings) for game in (0, 1) for decision in (3, 5)]
+    rows_b = [regret_row(1, decision, 0, settings) for decision in (3, 5, 7)]
+    first.write_text("".join(json.dumps(row) + "\n" for row in rows_a))
+    second.write_text("".join(json.dumps(row) + "\n" for row in rows_b))
+    regret.main(["--summary", str(first), str(second)])
+    said = capsys.readouterr()
+    assert "5 positions" in said.out  # 4 in a, and b's game 1 decision 7
+    assert f"{second}: 2 positions (game, decision) already read from {first}, counted once" in (
+        " ".join(said.err.split())
+    )
+    rows = [*rows_a, rows_b[2]]  # the first row of each position
+    gains = np.array([r["reference"][r["picks"]["8"][0]] - r["reference"][0] for r in rows])
+    games = np.array([r["game"] for r in rows])
+    assert regret.interval(gains, games) in said.out
+    regret.main(["--summary", str(first), str(first)])  # one file named twice
+    said = capsys.readouterr()
+    assert "4 positions" in said.out and "4 positions (game, decision) already read" in said.err
+    # A file of other settings is refused even where all its positions are read already.
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(regret_row(0, 3, 0, {**settings, "margin": 0.0})) + "\n")
+    with pytest.raises(SystemExit) as refused:
+        regret.main(["--summary", str(first), str(other)])
+    assert refused.value.code == 2
+    assert "--summary: the files were measured with other settings" in capsys.readouterr().err
+
+
+def test_the_speed_benchmark_reads_its_budgets_as_the_other_search_flags(capsys):
+    """master_speed --simulations 0, abc and table ended in tracebacks (int() and
+    MasterCPU's ValueError); its help promises master's budgets by table."""
+    speed = _benchmark("master_speed")
+    for text, message in (
+        ("0", "--simulations: got '0'; allowed: an integer >= 1, or table"),
+        ("64,abc", "--simulations: got 'abc'; allowed: an integer >= 1, or table"),
+        ("TABLE", "--simulations: got 'TABLE'; allowed: an integer >= 1, or table"),
+        ("8,8", "--simulations: '8' is named twice"),
+    ):
+        assert usage_error(capsys, speed.main, ["--simulations", text, "--games", "1"]) == message
+    speed.main(["--players", "2", "--simulations", "8,table", "--games", "1", "--pool-limit", "0"])
+    rows = [line.split("│") for line in capsys.readouterr().out.splitlines() if "│" in line]
+    assert [cells[2].strip() for cells in rows] == ["8", f"table ({default_simulations(2)})"]
