@@ -6,9 +6,11 @@ Importing the package registers them: ``gymnasium.make("GoFish-v0")`` and
 ``pettingzoo.make("aec", "gofish/GoFish-v0")`` (``gofish_env.registration``).
 """
 
-from gofish_env.kernel_cache import drop_stale_kernels
+from gofish_env.kernel_cache import prepare_kernel_cache
 
-drop_stale_kernels()  # before any compiled kernel loads (kernel_cache.py says why)
+# Before any compiled kernel loads: a folder for numba's cache, none stale there
+# (kernel_cache.py says why).
+prepare_kernel_cache()
 
 from gofish_env.game import Game, IllegalAsk  # noqa: E402
 from gofish_env.match import Match  # noqa: E402
