@@ -31,6 +31,7 @@ from gofish_env.cli import (
     check_cpu_levels,
     check_output,
     exit_interrupted,
+    interrupts_raise,
     parse_list,
     parse_players_list,
     progress_bar,
@@ -41,7 +42,7 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import ENGINES, Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.evaluation.harness import decision_milliseconds
-from gofish_env.evaluation.kept import interrupted_message, play_kept
+from gofish_env.evaluation.kept import BEFORE_THE_FIRST_GAME, interrupted_message, play_kept
 from gofish_env.rules import Rules
 
 LADDER = ("random", "easy", "normal", "hard", "expert")
@@ -336,7 +337,22 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         "the same command stopped midway goes on from them (default: none kept)",
     )
     args = parser.parse_args(argv)
+    # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
+    # line: what was kept and how to go on.
+    stage = ["checking"]
+    try:
+        with interrupts_raise():
+            return _checked_run(parser, args, stage)
+    except KeyboardInterrupt as interrupt:
+        if stage[0] == "checking":
+            exit_interrupted(BEFORE_THE_FIRST_GAME, interrupt)
+        exit_interrupted(interrupted_message(args.keep), interrupt)
 
+
+def _checked_run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, stage: list
+) -> list[PairResult]:
+    """``main``'s work once its arguments are read; ``stage[0]`` says how far it got."""
     # Every argument is checked before the first game.
     check_count(parser, "--games", args.games)
     check_count(parser, "--workers", args.workers)
@@ -362,20 +378,18 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     if args.keep is not None:
         check_output(parser, "--keep", args.keep, directory=True)
 
-    try:
-        results = run_ladder(
-            args.games,
-            args.seed,
-            players,
-            levels,
-            True,
-            args.workers,
-            args.engine,
-            args.keep,
-            say=lambda message: print(message, file=sys.stderr),
-        )
-    except KeyboardInterrupt:
-        exit_interrupted(interrupted_message(args.keep))
+    stage[0] = "playing"
+    results = run_ladder(
+        args.games,
+        args.seed,
+        players,
+        levels,
+        True,
+        args.workers,
+        args.engine,
+        args.keep,
+        say=lambda message: print(message, file=sys.stderr),
+    )
     # The files first: an output closed early (| head -1) loses lines, not results.
     if args.out:
         chart = out.with_suffix(".png")

@@ -28,6 +28,7 @@ from gofish_env.cli import (
     check_count,
     check_output,
     exit_interrupted,
+    interrupts_raise,
     progress_bar,
     rules_or_error,
     run_command,
@@ -45,7 +46,12 @@ from gofish_env.evaluation import (
 )
 from gofish_env.evaluation.entrants import default_name
 from gofish_env.evaluation.harness import refuse_match_play
-from gofish_env.evaluation.kept import forget_kept, play_kept, read_games
+from gofish_env.evaluation.kept import (
+    BEFORE_THE_FIRST_GAME,
+    forget_kept,
+    play_kept,
+    read_games,
+)
 from gofish_env.rules import Rules
 
 
@@ -180,8 +186,22 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    keep = Path(args.out) / KEPT_GAMES if args.out else None
+    # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
+    # line: what was kept and how to go on.
+    stage = ["checking"]
+    try:
+        with interrupts_raise():
+            return _checked_run(parser, args, keep, stage)
+    except KeyboardInterrupt as interrupt:
+        exit_interrupted(_interrupted_message(stage[0], keep, args.out), interrupt)
 
-    # Every argument is checked before the first game.
+
+def _checked_run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, keep: Path | None, stage: list
+) -> TournamentResult:
+    """``main``'s work once its arguments are read; ``stage[0]`` says how far it got."""
+    # Every argument is checked (and every model loaded) before the first game.
     rules = rules_or_error(parser, args.rules, args.players)
     if rules.match_target:
         parser.error("--rules: match play (match_target) is not supported; play single games")
@@ -202,29 +222,21 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     if args.replays is not None:
         check_output(parser, "--replays", args.replays, directory=True)
 
-    keep = Path(args.out) / KEPT_GAMES if args.out else None
-    try:
-        result = run_tournament(
-            entrants,
-            players=args.players,
-            games=args.games,
-            rules=rules,
-            seed=args.seed,
-            workers=args.workers,
-            max_asks=args.max_asks,
-            progress=not args.no_progress,
-            replays=args.replays,
-            engine=args.engine,
-            keep=keep,
-            say=lambda message: print(message, file=sys.stderr),
-        )
-    except KeyboardInterrupt:
-        if keep is None:
-            exit_interrupted("interrupted: nothing kept (--out '' keeps no games)")
-        deals = len({record.deal for record in read_games(keep)[0]})
-        exit_interrupted(
-            f"interrupted: {deals} deals kept in {keep}; run the same command to go on"
-        )
+    stage[0] = "playing"
+    result = run_tournament(
+        entrants,
+        players=args.players,
+        games=args.games,
+        rules=rules,
+        seed=args.seed,
+        workers=args.workers,
+        max_asks=args.max_asks,
+        progress=not args.no_progress,
+        replays=args.replays,
+        engine=args.engine,
+        keep=keep,
+        say=lambda message: print(message, file=sys.stderr),
+    )
     # The files first: an output closed early (| head -1) loses lines, not results.
     if args.out:
         had_results = (Path(args.out) / "results.json").exists()
@@ -232,6 +244,7 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         # Kept to go on after a stop, not as a cache: a later run (of changed code, say)
         # plays its games afresh. results.json holds every game.
         forget_kept(keep)
+    stage[0] = "written"
     print(result.table())
     if args.out:
         verb = "Replaced the earlier results:" if had_results else "Wrote"
@@ -239,6 +252,21 @@ def main(argv: list[str] | None = None) -> TournamentResult:
     if args.replays is not None:
         print(f"Saved {len(result.records)} replays in {args.replays}")
     return result
+
+
+def _interrupted_message(stage: str, keep: Path | None, out: str) -> str:
+    """What the command says when a signal stops it at ``stage`` (checking its arguments
+    and loading models, playing, or done with its files)."""
+    if stage == "checking":
+        return BEFORE_THE_FIRST_GAME
+    if stage == "written":
+        return f"interrupted: the results are written in {out}"
+    if keep is None:
+        return "interrupted: nothing kept (--out '' keeps no games)"
+    if not keep.exists():
+        return "interrupted before the first game: nothing kept"
+    deals = len({record.deal for record in read_games(keep)[0]})
+    return f"interrupted: {deals} deals kept in {keep}; run the same command to go on"
 
 
 def cli() -> None:

@@ -1,8 +1,9 @@
 """Checks shared by the command-line programs (play, tournament, ladder, evaluate, train and
 the benchmarks): each checks every argument before it starts work and refuses a bad one with
 ``parser.error`` (a usage line, "error: --FLAG: ...", exit code 2), with no traceback. Also
-how a command ends when Ctrl-C stops it (``exit_interrupted``: status 130) or its output is
-closed (``run_command``: ``gofish-tournament | head -1``).
+how a command ends when Ctrl-C stops it (``exit_interrupted``: status 130; with
+``interrupts_raise`` SIGTERM stops it the same way, status 143) or its output is closed
+(``run_command``: ``gofish-tournament | head -1``).
 
 A flag's words are read as written, lowercase, like every level and preset name: the
 search flags' ``table``, ``none`` and levels too (``TABLE`` is refused, as ``Expert`` is)."""
@@ -13,6 +14,7 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -298,11 +300,67 @@ def interrupted_note(done: int, total: int, what: str = "measurements") -> str:
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (128 + SIGINT)
 
 
-def exit_interrupted(message: str) -> NoReturn:
-    """End a command that Ctrl-C stopped: ``message`` (what was kept, how to go on) on
-    stderr, and exit status 130, as the shells report a program that SIGINT ended."""
+class Interrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt that says which signal asked for it (``signum``: SIGINT for
+    Ctrl-C, SIGTERM), for the exit status 128 + it."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+
+def exit_status(interrupt: KeyboardInterrupt) -> int:
+    """128 + the signal behind ``interrupt``: 130 for Ctrl-C (or a plain KeyboardInterrupt),
+    143 for SIGTERM."""
+    return 128 + getattr(interrupt, "signum", signal.SIGINT)
+
+
+@contextlib.contextmanager
+def interrupts_raise():
+    """SIGINT and SIGTERM raise KeyboardInterrupt at once: for the stretches of a run that a
+    resume starts again from their beginning (an evaluation, a final report, a fit, a
+    measurement that keeps its games as it plays them), where stopping half way loses
+    nothing saved; so SIGTERM (``kill``, a service manager) stops a command as Ctrl-C does.
+
+    A signal is also remembered, since Python drops an exception raised inside a finalizer
+    (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
+    yields raises it again, and so does leaving the block. The KeyboardInterrupt raised is
+    an ``Interrupted`` naming the signal (``exit_status`` makes SIGTERM's 143).
+
+    A process forked inside the block (a pool's worker) inherits the handler; there the
+    signal ends it quietly with ``SystemExit`` (status 128 + the signal), which a
+    multiprocessing child exits on without a traceback: its parent is the one that stops
+    and says so. Not the signal's default death: a worker killed while it holds the pool's
+    task-queue lock (as it waits for a deal) hangs the parent's ``Pool.terminate``."""
+    received = []
+    owner = os.getpid()
+
+    def handle(signum, frame):
+        if os.getpid() != owner:
+            raise SystemExit(128 + signum)  # unwinds its ``with lock:`` blocks
+        received.append(signum)
+        raise Interrupted(signum)
+
+    def check() -> None:
+        if received:
+            raise Interrupted(received[0])
+
+    previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield check
+        check()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def exit_interrupted(message: str, interrupt: KeyboardInterrupt | None = None) -> NoReturn:
+    """End a command that Ctrl-C (or SIGTERM) stopped: ``message`` (what was kept, how to go
+    on) on stderr, and exit status 128 + the signal (``exit_status``; 130 without an
+    ``interrupt``), as the shells report a program that the signal ended."""
     print(message, file=sys.stderr)
-    raise SystemExit(INTERRUPTED) from None
+    status = INTERRUPTED if interrupt is None else exit_status(interrupt)
+    raise SystemExit(status) from None
 
 
 def run_command(main: Callable[[], object]) -> None:

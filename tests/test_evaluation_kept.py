@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -169,13 +173,17 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     assert resumed == fresh and len(fresh["games"]) == 12
 
 
-def exit_message(main, argv: list[str], capsys) -> str:
+def exit_message(main, argv: list[str], capsys, status: int = 130) -> str:
     """What a command stopped by Ctrl-C says, its last line on stderr; it must exit with
-    status 130 (128 + SIGINT, as the shells report it), with no traceback."""
+    status 130 (128 + SIGINT, as the shells report it; 143 for SIGTERM), with no
+    traceback."""
     capsys.readouterr()
     with pytest.raises(SystemExit) as stopped:
-        main(argv)
-    assert stopped.value.code == 130
+        try:
+            main(argv)
+        except KeyboardInterrupt:
+            pytest.fail("the command let a KeyboardInterrupt out (a traceback)")
+    assert stopped.value.code == status
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return err.rstrip("\n").splitlines()[-1]
@@ -257,3 +265,117 @@ def test_a_tournament_that_keeps_nothing_says_so_when_stopped(capsys, monkeypatc
     assert exit_message(tournament.main, argv, capsys) == (
         "interrupted: nothing kept (--out '' keeps no games)"
     )
+
+
+# ------------------------------------------------------- signals: SIGTERM, and before any game
+
+
+@pytest.fixture(autouse=True)
+def sigterm_not_taken_fails():
+    """SIGTERM to this process that a command does not take fails the test (by default it
+    would end pytest)."""
+
+    def not_taken(signum, frame):
+        raise RuntimeError("SIGTERM reached the test: the command did not take it")
+
+    before = signal.signal(signal.SIGTERM, not_taken)
+    yield
+    signal.signal(signal.SIGTERM, before)
+
+
+def signal_at_start(signum: int):
+    """Stands for a signal that lands while a command loads its models (seconds, before
+    the first game)."""
+
+    def loading(*args, **kwargs):
+        os.kill(os.getpid(), signum)
+        time.sleep(5)  # the signal interrupts this
+        raise AssertionError("the signal was not taken")
+
+    return loading
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_tournament_loads_its_entrants_says_so_in_one_line(
+    tmp_path, capsys, monkeypatch, signum, status
+):
+    monkeypatch.setattr(tournament, "make_entrants", signal_at_start(signum))
+    out = tmp_path / "out"
+    argv = ["--cpus", "random,easy", "--games", "4", "--out", str(out), "--no-progress"]
+    assert exit_message(tournament.main, argv, capsys, status) == (
+        "interrupted before the first game: nothing kept, nothing created"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_gofish_evaluate_loads_the_model_says_so_in_one_line(
+    agents, tmp_path, capsys, monkeypatch, signum, status
+):
+    from gofish_training import evaluate
+
+    monkeypatch.setattr(evaluate, "load_agent", signal_at_start(signum))
+    keep = tmp_path / "kept"
+    argv = [agents["recorded"], "--deals", "2", "--keep", str(keep)]
+    assert exit_message(evaluate.main, argv, capsys, status) == (
+        "interrupted before the first game: nothing kept, nothing created"
+    )
+    assert not keep.exists()
+
+
+def test_sigterm_stops_the_ladder_as_ctrl_c_does_with_status_143(tmp_path, capsys, monkeypatch):
+    def sigterm_after(real, games: int):
+        def interrupted(measurement, deals, path, workers=1, on_games=None, say=print):
+            def term(done):
+                if on_games is not None:
+                    on_games(done)
+                if done >= games:
+                    os.kill(os.getpid(), signal.SIGTERM)
+
+            return real(measurement, deals, path, workers, term, say)
+
+        return interrupted
+
+    keep = tmp_path / "kept"
+    monkeypatch.setattr(ladder, "play_kept", sigterm_after(ladder.play_kept, 4))
+    argv = ["--games", "6", "--players", "2", "--levels", "random,easy", "--keep", str(keep)]
+    assert exit_message(ladder.main, argv, capsys, 143) == (
+        f"interrupted: the games played are kept in {keep}; run the same command to go on"
+    )
+    assert read_games(keep / "p2-easy-random.jsonl")[0]  # the games played are kept
+
+
+@pytest.mark.parametrize(("workers", "group"), [(1, False), (2, False), (2, True)])
+def test_sigterm_stops_a_tournament_as_ctrl_c_does_with_its_workers_quiet(tmp_path, workers, group):
+    """SIGTERM to the command (or to its whole process group, as a service manager sends
+    it) keeps the deals played, says how to go on in one line and exits with 143; no
+    worker prints a traceback (they printed BrokenPipeError), and none hangs the pool."""
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "gofish_baselines.tournament", "--players", "4",
+        "--cpus", "easy,normal,hard,expert", "--games", "100000", "--engine", "python",
+        "--workers", str(workers), "--no-progress", "--out", str(out),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    kept = out / "played.jsonl"
+    deadline = time.monotonic() + 120
+    while not (kept.exists() and kept.read_text().count("\n") >= 8):  # two deals
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    if group:
+        os.killpg(process.pid, signal.SIGTERM)
+    else:
+        process.send_signal(signal.SIGTERM)
+    try:
+        stdout, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    assert process.returncode == 143, stderr
+    deals = len({record.deal for record in read_games(kept)[0]})
+    assert deals >= 2 and stdout == ""
+    assert stderr == f"interrupted: {deals} deals kept in {kept}; run the same command to go on\n"

@@ -12,7 +12,6 @@ from it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -26,6 +25,10 @@ import numpy as np
 import torch
 
 from gofish_env.agent_files import write_agent_rules
+
+# The interrupts that name their signal live with the commands' other helpers, since the
+# measuring commands use them too; the training side imports them from here as it did.
+from gofish_env.cli import Interrupted, exit_status, interrupts_raise  # noqa: F401
 from gofish_env.rules import Rules
 
 RESUME_FOLDER = "resume"
@@ -111,21 +114,6 @@ def load_run_state(run: Path) -> tuple[RunState, Path]:
     return RunState(**record), model_file
 
 
-class Interrupted(KeyboardInterrupt):
-    """A KeyboardInterrupt that says which signal asked for it (``signum``: SIGINT for
-    Ctrl-C, SIGTERM), for the exit status 128 + it."""
-
-    def __init__(self, signum: int = signal.SIGINT) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = int(signum)
-
-
-def exit_status(interrupt: KeyboardInterrupt) -> int:
-    """128 + the signal behind ``interrupt``: 130 for Ctrl-C (or a plain KeyboardInterrupt),
-    143 for SIGTERM."""
-    return 128 + getattr(interrupt, "signum", signal.SIGINT)
-
-
 class StopRequests:
     """While active, SIGINT (Ctrl-C) and SIGTERM ask training to stop at the next step
     instead of killing it mid-update; a second signal quits at once."""
@@ -165,32 +153,3 @@ class StopRequests:
         run as a Ctrl-C would, before the next stretch begins, instead of being lost."""
         if self.requested:
             raise Interrupted(self.signum)
-
-
-@contextlib.contextmanager
-def interrupts_raise():
-    """SIGINT and SIGTERM raise KeyboardInterrupt at once: for the stretches of a run that a
-    resume starts again from their beginning (an evaluation, a final report, a fit), where
-    stopping half way loses nothing saved.
-
-    A signal is also remembered, since Python drops an exception raised inside a finalizer
-    (a ``__del__``, such as a ``ZipFile``'s as a saved part is read): the ``check`` this
-    yields raises it again, and so does leaving the block. The KeyboardInterrupt raised is
-    an ``Interrupted`` naming the signal (``exit_status`` makes SIGTERM's 143)."""
-    received = []
-
-    def handle(signum, frame):
-        received.append(signum)
-        raise Interrupted(signum)
-
-    def check() -> None:
-        if received:
-            raise Interrupted(received[0])
-
-    previous = {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield check
-        check()
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)

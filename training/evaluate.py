@@ -31,6 +31,7 @@ from gofish_env.cli import (
     check_cpu_levels,
     check_output,
     exit_interrupted,
+    interrupts_raise,
     parse_list,
     progress_bar,
     report_console,
@@ -38,7 +39,7 @@ from gofish_env.cli import (
     run_command,
 )
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
-from gofish_env.evaluation.kept import interrupted_message, play_kept
+from gofish_env.evaluation.kept import BEFORE_THE_FIRST_GAME, interrupted_message, play_kept
 from gofish_env.players import load_agent
 from gofish_env.rules import Rules
 
@@ -184,7 +185,22 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         "stopped midway goes on from them (default: none kept)",
     )
     args = parser.parse_args(argv)
+    # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
+    # line: what was kept and how to go on.
+    stage = ["checking"]
+    try:
+        with interrupts_raise():
+            return _checked_run(parser, args, stage)
+    except KeyboardInterrupt as interrupt:
+        if stage[0] == "checking":
+            exit_interrupted(BEFORE_THE_FIRST_GAME, interrupt)
+        exit_interrupted(interrupted_message(args.keep), interrupt)
 
+
+def _checked_run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, stage: list
+) -> list[LevelResult]:
+    """``main``'s work once its arguments are read; ``stage[0]`` says how far it got."""
     # Every argument, and the model file, is checked before the first game.
     rules = rules_or_error(parser, args.rules, args.players)
     cpus = parse_list(parser, "--cpus", args.cpus)
@@ -201,20 +217,18 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     except AgentFileError as error:
         parser.error(str(error))
 
-    try:
-        results = evaluate(
-            f"model:{args.model}",
-            cpus,
-            rules,
-            args.deals,
-            args.seed,
-            True,
-            args.replays,
-            args.keep,
-            say=lambda message: print(message, file=sys.stderr),
-        )
-    except KeyboardInterrupt:
-        exit_interrupted(interrupted_message(args.keep))
+    stage[0] = "playing"
+    results = evaluate(
+        f"model:{args.model}",
+        cpus,
+        rules,
+        args.deals,
+        args.seed,
+        True,
+        args.replays,
+        args.keep,
+        say=lambda message: print(message, file=sys.stderr),
+    )
     # The file first: an output closed early (| head -1) loses lines, not results.
     if args.json is not None:
         replaced = args.json.exists()

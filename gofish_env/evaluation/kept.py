@@ -190,6 +190,11 @@ def forget_kept(path: Path) -> None:
     settings_path(path).unlink(missing_ok=True)
 
 
+# What a command stopped before its first game (as it checks its arguments and loads its
+# models) says: it has made nothing yet.
+BEFORE_THE_FIRST_GAME = "interrupted before the first game: nothing kept, nothing created"
+
+
 def interrupted_message(keep: Path | None, flag: str = "--keep DIR") -> str:
     """What a command stopped by Ctrl-C says, given where it keeps its games (``flag``)."""
     if keep is None:
