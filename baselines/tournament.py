@@ -52,6 +52,7 @@ from gofish_env.evaluation.kept import (
     play_kept,
     read_games,
 )
+from gofish_env.players import MIX_PREFIX
 from gofish_env.rules import Rules
 
 
@@ -117,26 +118,45 @@ KEPT_GAMES = "played.jsonl"  # in --out: the games as they are played, to go on 
 
 
 def _parse_entrants(text: str) -> dict[str, str] | list[str]:
-    """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named); a list with
-    an empty entry, or ``NAME=SPEC`` without its name or spec, is refused."""
+    """``easy,hard,ppo=model:runs/x.zip`` -> specs (a dict when any is named). A spec given
+    unnamed more than once is entered once for each, numbered as ``make_entrants`` numbers a
+    list (``hard``, ``hard#2``, ...). Refused: an empty entry, ``NAME=SPEC`` without its
+    name or spec, a name given twice, and a mix (``mix:a,b``: the commas would split it)."""
     items = [item.strip() for item in text.split(",")]
     if not all(items):
         raise ValueError(f"got {text!r}; allowed: a comma-separated list with no empty entries")
-    if any("=" in item for item in items):
-        named: dict[str, str] = {}
-        for item in items:
-            if "=" in item:
-                name, _, spec = item.partition("=")
-                if not (name.strip() and spec.strip()):
-                    raise ValueError(f"got {item!r}; allowed: NAME=SPEC with a name and a spec")
-            else:
-                name, spec = default_name(item), item
-            name = name.strip()
-            if name in named:
-                raise ValueError(f"the name {name!r} is given twice")
-            named[name] = spec.strip()
-        return named
-    return items
+    for item in items:
+        spec = item.partition("=")[2].strip() if "=" in item else item
+        if spec.startswith(MIX_PREFIX):
+            raise ValueError(
+                f"got {text!r}; a mix ({MIX_PREFIX}a,b) cannot be entered here, since the "
+                "list splits on commas; allowed: CPU levels and model:PATH, each optionally "
+                "NAME=SPEC (mixes are entered from Python: run_tournament)"
+            )
+    if not any("=" in item for item in items):
+        return items
+    pairs = []
+    unnamed: dict[str, int] = {}
+    for item in items:
+        if "=" in item:
+            name, _, spec = item.partition("=")
+            if not (name.strip() and spec.strip()):
+                raise ValueError(f"got {item!r}; allowed: NAME=SPEC with a name and a spec")
+        else:
+            spec = item
+            base = default_name(item)
+            unnamed[base] = unnamed.get(base, 0) + 1
+            name = base if unnamed[base] == 1 else f"{base}#{unnamed[base]}"
+        pairs.append((name.strip(), spec.strip()))
+    named: dict[str, str] = {}
+    for name, spec in pairs:
+        if name in named:
+            raise ValueError(
+                f"the name {name!r} is given twice; allowed: a different name for each "
+                "entrant (an entry without NAME= is named after its spec: hard, hard#2, ...)"
+            )
+        named[name] = spec
+    return named
 
 
 def main(argv: list[str] | None = None) -> TournamentResult:

@@ -113,6 +113,29 @@ def test_tournament_says_when_it_replaces_earlier_results(tmp_path, capsys):
     assert "Replaced the earlier results: " in capsys.readouterr().out
 
 
+def test_a_spec_repeated_among_named_entrants_enters_once_for_each(capsys):
+    argv = ["--cpus", "hard,hard,e=easy", "--players", "3", "--games", "3", "--out", ""]
+    result = main([*argv, "--no-progress"])
+    assert result.names == ["hard", "hard#2", "e"]  # as hard,hard,easy names them
+    assert [e.spec for e in result.entrants] == ["hard", "hard", "easy"]
+    message = usage_error(capsys, main, ["--cpus", "a=easy,a=hard", "--out", ""])
+    assert message.startswith("--cpus: the name 'a' is given twice; allowed: a different name")
+    message = usage_error(capsys, main, ["--cpus", "hard,hard,hard#2=easy", "--out", ""])
+    assert message.startswith("--cpus: the name 'hard#2' is given twice")
+
+
+@pytest.mark.parametrize("cpus", ["mix:easy,hard", "m=mix:easy,hard", "easy,mix:hard"])
+def test_a_mix_in_cpus_is_refused_rather_than_split_at_its_commas(tmp_path, capsys, cpus):
+    out = tmp_path / "out"
+    message = usage_error(capsys, main, ["--cpus", cpus, "--out", str(out)])
+    assert message == (
+        f"--cpus: got {cpus!r}; a mix (mix:a,b) cannot be entered here, since the list splits "
+        "on commas; allowed: CPU levels and model:PATH, each optionally NAME=SPEC (mixes are "
+        "entered from Python: run_tournament)"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.torch  # the saved agents
 def test_tournament_refuses_a_model_entrant_trained_for_another_table(agents, capsys):
     spec = f"random,ppo=model:{agents['recorded']}"
