@@ -164,7 +164,19 @@ def run_ladder(
 ) -> list[PairResult]:
     """Every adjacent pair of ``levels`` at every table size, ``deals`` duplicate deals each.
     ``keep``: a folder where each pair's games are kept as they are played
-    (``pP-STRONG-WEAK.jsonl``), and gone on from."""
+    (``pP-STRONG-WEAK.jsonl``), and gone on from. Every argument is checked before the
+    first game."""
+    if isinstance(levels, str) or len(levels) < 2:
+        raise ValueError(
+            f"levels: got {levels!r}; allowed: a sequence of at least 2 CPU levels, weakest "
+            f"first ({', '.join(CPU_LEVELS)})"
+        )
+    if isinstance(players, str | int) or len(players) < 1:
+        raise ValueError(f"players: got {players!r}; allowed: a sequence of table sizes, 2..6")
+    for count in players:
+        Rules.resolve(count)  # refuses a table size outside 2..6, naming players
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
     for name in levels:
         if name not in CPU_LEVELS:
             raise ValueError(f"levels: unknown CPU {name!r}; allowed: {', '.join(CPU_LEVELS)}")

@@ -32,6 +32,24 @@ def test_evaluation_results_are_plain_json():
     assert json.loads(json.dumps(evaluate.results_json([result])))[0]["cpu"] == "random"
 
 
+@pytest.mark.parametrize(
+    ("cpus", "message"),
+    [
+        ([], "cpus: got []; allowed: a sequence of at least one CPU level ("),
+        ("random", "cpus: got 'random'; allowed: a sequence of at least one CPU level ("),
+        (["random", "grandmaster"], "cpus: unknown CPU level 'grandmaster'; allowed: random, "),
+    ],
+)
+def test_evaluation_refuses_cpus_that_measure_nothing_before_any_game(tmp_path, cpus, message):
+    # No CPU returned [] as if the agent had been measured; an unknown one was found at
+    # its first game, after the levels before it were played.
+    keep = tmp_path / "kept"
+    with pytest.raises(ValueError) as refused:
+        evaluate.evaluate("random", cpus, deals=1, keep=keep)
+    assert str(refused.value).startswith(message)
+    assert not keep.exists()
+
+
 def test_level_result_beats_only_when_the_interval_clears_the_fair_share():
     beats = evaluate.LevelResult("easy", 40, 0.6, (0.3, 0.9), 2.0, 0.25)
     unsure = evaluate.LevelResult("easy", 40, 0.4, (0.2, 0.6), 2.0, 0.25)

@@ -143,6 +143,40 @@ def test_match_play_is_refused_since_duplicate_deals_are_single_games():
         Measurement(make_entrants([LEVEL, LEVEL]), Rules(players=2, match_target=30), 0, [(0, 1)])
 
 
+@pytest.mark.parametrize("engine", ["vector", "python"])
+@pytest.mark.parametrize(
+    ("field", "value", "allowed"),
+    [
+        ("max_asks", 0, "an integer >= 1"),
+        ("max_asks", -3, "an integer >= 1"),
+        ("max_asks", 2.5, "an integer >= 1"),
+        ("max_asks", True, "an integer >= 1"),
+        ("seed", 1.5, "an integer"),
+        ("seed", True, "an integer"),
+        ("seed", "7", "an integer"),
+    ],
+)
+def test_a_bad_ask_limit_or_seed_is_refused_before_any_game_or_kept_file(
+    tmp_path, engine, field, value, allowed
+):
+    """From Python no command checks them: max_asks=0 played games of no ask that every
+    seat won (the vector engine), or was refused only once the kept file was set up (the
+    Python engine); seed=1.5 was cut to 1."""
+    from gofish_env.evaluation import Measurement, make_entrants
+
+    arguments = {"max_asks": 100, "seed": 0, field: value}
+    entrants = make_entrants(["easy", "hard"])
+    with pytest.raises(ValueError) as refused:
+        Measurement(entrants, Rules(players=2), arguments["seed"], [(0, 1)],
+                    arguments["max_asks"], engine=engine)  # fmt: skip
+    assert str(refused.value) == f"{field}: got {value!r}; allowed: {allowed}"
+    keep = tmp_path / "out" / "played.jsonl"
+    with pytest.raises(ValueError, match=rf"^{field}: got "):
+        run_tournament(["easy", "hard"], players=2, games=4, engine=engine, keep=keep,
+                       **arguments)  # fmt: skip
+    assert not keep.parent.exists()
+
+
 def test_an_entrant_that_asks_illegally_is_named():
     def bad(observation, action_mask):
         return int(np.flatnonzero(action_mask == 0)[0])

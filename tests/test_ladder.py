@@ -37,6 +37,31 @@ def test_a_level_named_twice_is_refused_before_any_game():
             run_ladder(1, levels=levels, players=[2], progress=False)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"levels": ("easy",)}, "levels: got ('easy',); allowed: a sequence of at least 2 "),
+        ({"levels": ()}, "levels: got (); allowed: a sequence of at least 2 "),
+        ({"levels": "random,easy"}, "levels: got 'random,easy'; allowed: a sequence of "),
+        ({"players": ()}, "players: got (); allowed: a sequence of table sizes, 2..6"),
+        ({"players": (2, 7)}, "players: got 7; allowed: an integer from 2 to 6"),
+        ({"deals": 0}, "deals: got 0; allowed: an integer >= 1"),
+    ],
+)
+def test_run_ladder_refuses_what_measures_nothing_before_any_game(tmp_path, arguments, message):
+    # Fewer than two levels, or no table size, returned [] as if the ladder had been run.
+    played = []
+    keep = tmp_path / "kept"
+    with pytest.raises(ValueError) as refused:
+        run_ladder(
+            **{"deals": 2, "players": (2,), "levels": ("random", "easy"), **arguments},
+            keep=keep,
+            progress=played.append,
+        )
+    assert str(refused.value).startswith(message)
+    assert played == [] and not keep.exists()
+
+
 def test_measure_counts_shared_wins_fairly():
     # Two copies of the same CPU: every game's win share sums to 1 over the seats, so the
     # one "stronger" seat gets a fair share on average over the rotated deals.

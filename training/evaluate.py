@@ -38,6 +38,7 @@ from gofish_env.cli import (
     rules_or_error,
     run_command,
 )
+from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
 from gofish_env.evaluation.kept import BEFORE_THE_FIRST_GAME, interrupted_message, play_kept
 from gofish_env.players import load_agent
@@ -83,6 +84,14 @@ def evaluate(
     rules = Rules() if rules is None else rules
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
+    if isinstance(cpus, str) or len(cpus) < 1:
+        raise ValueError(
+            f"cpus: got {cpus!r}; allowed: a sequence of at least one CPU level "
+            f"({', '.join(CPU_LEVELS)})"
+        )
+    for cpu in cpus:
+        if cpu not in CPU_LEVELS:
+            raise ValueError(f"cpus: unknown CPU level {cpu!r}; allowed: {', '.join(CPU_LEVELS)}")
     lineup = (0,) + (1,) * (rules.players - 1)
     results = []
     games = deals * rules.players

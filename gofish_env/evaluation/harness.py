@@ -79,6 +79,13 @@ class Measurement:
 
     def __post_init__(self) -> None:
         refuse_match_play(self.rules)
+        # Checked here, before any game or kept file: a Python caller gets no command's
+        # checks (max_asks=0 played 0-ask games that every seat "won"; seed=1.5 was cut).
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed: got {self.seed!r}; allowed: an integer")
+        asks = self.max_asks
+        if isinstance(asks, bool) or not isinstance(asks, int) or asks < 1:
+            raise ValueError(f"max_asks: got {asks!r}; allowed: an integer >= 1")
         if self.engine not in ENGINES:
             allowed = ", ".join(repr(engine) for engine in ENGINES)
             raise ValueError(f"engine: got {self.engine!r}; allowed: {allowed}")
