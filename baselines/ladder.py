@@ -61,8 +61,8 @@ class PairResult:
     players: int
     deals: int
     score: float  # the strong CPU's mean share of the win
-    low: float  # 95% confidence interval
-    high: float
+    low: float | None  # 95% confidence interval; None with one deal (no interval)
+    high: float | None
     truncated: int  # games cut off by the ask limit (scored by Game.leaders())
     seconds: float
     ms_per_decision: dict[str, float]
@@ -77,7 +77,13 @@ class PairResult:
 
     @property
     def significant(self) -> bool:
-        return self.low > self.fair
+        """The whole interval lies above the fair share (never without an interval)."""
+        return self.low is not None and self.low > self.fair
+
+    @property
+    def interval(self) -> str:
+        """The 95% interval as the table shows it: ``[0.263, 0.886]``, or ``-`` if none."""
+        return "-" if self.low is None else f"[{self.low:.3f}, {self.high:.3f}]"
 
 
 def measure(
@@ -112,7 +118,7 @@ def measure(
         records = play_kept(measurement, deals, keep, workers, on_games, say)
     seconds = time.perf_counter() - start
     stats = summarize(records, entrants, rules, seed, bootstrap=0).standings[0]
-    low, high = stats.win_rate_ci or (0.0, 1.0)
+    low, high = stats.win_rate_ci or (None, None)  # one deal: no interval
     ms = decision_milliseconds(records, len(entrants))
     return PairResult(
         strong,
@@ -224,7 +230,7 @@ def markdown_table(results: Sequence[PairResult]) -> str:
     for r in results:
         lines.append(
             f"| {r.players} | {r.strong} | {r.weak} | {r.deals} ({r.games}) | {r.score:.3f} "
-            f"| [{r.low:.3f}, {r.high:.3f}] | {r.fair:.3f} | {'yes' if r.significant else 'NO'} |"
+            f"| {r.interval} | {r.fair:.3f} | {'yes' if r.significant else 'NO'} |"
         )
     return "\n".join(lines)
 
@@ -243,6 +249,7 @@ def speed_table(results: Sequence[PairResult]) -> str:
 
 def print_table(results: Sequence[PairResult]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="CPU ladder (default rules, duplicate deals)")
     for column in ("players", "stronger", "weaker", "deals", "win share", "95% CI", "fair", "sig."):
@@ -254,7 +261,7 @@ def print_table(results: Sequence[PairResult]) -> None:
             r.weak,
             str(r.deals),
             f"{r.score:.3f}",
-            f"[{r.low:.3f}, {r.high:.3f}]",
+            Text(r.interval),
             f"{r.fair:.3f}",
             "yes" if r.significant else "[red]NO[/red]",
         )
@@ -298,13 +305,18 @@ def save_chart(path: Path, results: Sequence[PairResult]) -> None:
         rows = [r for r in results if r.players == p]
         labels = [f"{r.strong}\nvs {r.weak}" for r in rows]
         scores = [r.score for r in rows]
-        errors = [[r.score - r.low for r in rows], [r.high - r.score for r in rows]]
+        # No interval (one deal): no error bar, rather than one that claims 0..1.
+        errors = [
+            [0.0 if r.low is None else r.score - r.low for r in rows],
+            [0.0 if r.high is None else r.high - r.score for r in rows],
+        ]
         colors = ["tab:green" if r.significant else "tab:red" for r in rows]
         ax.bar(labels, scores, yerr=errors, color=colors, capsize=4)
         ax.axhline(1.0 / p, color="black", linestyle="--", linewidth=1, label=f"fair 1/{p}")
         ax.set_title(f"{p} players: one stronger CPU vs {p - 1} weaker")
         ax.set_ylabel("stronger CPU's win share")
-        ax.set_ylim(0, max(1.0 / p * 2.2, max(r.high for r in rows) + 0.05))
+        tops = [r.score if r.high is None else r.high for r in rows]
+        ax.set_ylim(0, max(1.0 / p * 2.2, max(tops) + 0.05))
         ax.legend(loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

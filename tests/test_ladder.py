@@ -92,3 +92,18 @@ def test_the_table_replaces_the_one_between_the_markers_whatever_command_they_na
     assert text.endswith(f"![ladder chart](chart.png)\n{TABLE_END}\n\nafter\n")
     assert "old table" not in text and text.count("<!-- ladder table") == 1
     assert "| 2 | easy | random | 2 (4) |" in text
+
+
+def test_one_deal_shows_no_interval_rather_than_zero_to_one(tmp_path, capsys):
+    # One deal gives no interval: the table, the markdown and the chart showed [0.000, 1.000].
+    from gofish_baselines.ladder import main
+
+    result = measure("easy", "random", 2, 1, seed=0)
+    assert (result.low, result.high, result.significant) == (None, None, False)
+    page = tmp_path / "ladder.md"
+    argv = ["--games", "1", "--players", "2", "--levels", "random,easy", "--out", str(page)]
+    main(argv)
+    row = next(line for line in capsys.readouterr().out.splitlines() if " easy " in line)
+    assert [cell.strip() for cell in row.split("│")][5:8] == [f"{result.score:.3f}", "-", "0.500"]
+    assert f"| 1 (2) | {result.score:.3f} | - | 0.500 | NO |" in page.read_text()
+    assert page.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
