@@ -43,13 +43,15 @@ from gofish_env.rules import Rules
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Every command's help: each flag's default after its help, but no "(default: None)"
-    or "(default: [])" after a flag that is unset unless given, nor "(default: False)" after
-    a plain switch (a ``--name/--no-name`` pair keeps it: it says which of the two holds)."""
+    """Every command's help: each flag's default after its help, but no "(default: None)",
+    "(default: [])" or "(default: )" after a flag that is unset unless given, nor "(default:
+    False)" after a plain switch (a ``--name/--no-name`` pair keeps it: it says which of the
+    two holds), nor a second default where the help tells its own."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         switch = action.nargs == 0 and not isinstance(action, argparse.BooleanOptionalAction)
-        if action.default is None or action.default == [] or (switch and action.default is False):
+        unset = action.default in (None, [], "")
+        if unset or (switch and action.default is False) or "(default:" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 

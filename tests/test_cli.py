@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -322,6 +323,8 @@ def test_the_help_shows_a_default_only_where_there_is_one(monkeypatch, command):
     parser = parser_of(monkeypatch, command)
     help_text = " ".join(parser.format_help().split())
     assert "(default: None" not in help_text and "(default: [])" not in help_text
+    assert "(default: )" not in help_text  # an empty string default: unset unless given
+    assert not re.search(r"\(default: [^)]*\) \(default:", help_text)  # never two
     # A plain switch is off unless given; only a --name/--no-name pair says which holds.
     pairs = sum(
         isinstance(action, argparse.BooleanOptionalAction) and action.default is False
