@@ -218,12 +218,21 @@ def load_agent(
     if not loaders:
         read_agent_rules(path)  # a missing or corrupt file says so first
         if Path(path).is_dir():
-            kind, extra = "exported RLlib modules (folders)", "rllib"
+            kind, extra, loader = "exported RLlib modules (folders)", "rllib", "rllib"
         else:
-            kind, extra = "saved agents", "train"
+            kind, extra, loader = "saved agents", "train", "sb3"
+        install = f"pip install 'gofish-env[{extra}]'"
+        missing = _LOADER_FAILURES.get(loader)
+        if missing is None:
+            raise AgentFileError(
+                f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
+                f"extra ({install})"
+            )
+        if missing == "torch":  # no extra brings it: a bare requirement pulls a CUDA build
+            install = f"pip install torch==2.13.0 (the CPU build, first), then {install}"
         raise AgentFileError(
-            f"cannot load {path}: no agent loader is installed; {kind} need the {extra} "
-            f"extra (pip install 'gofish-env[{extra}]')"
+            f"cannot load {path}: the {extra} extra's agent loader cannot be imported "
+            f"({missing} is not installed); {kind} need: {install}"
         )
     player = loaders[0].load_agent(str(path), deterministic)
     if rules is not None:
@@ -258,12 +267,17 @@ def _agent_loaders() -> tuple[Any, ...]:
     ``model_player(model, deterministic) -> SeatPlayer | None`` (None: not its kind of
     model). So this package imports nothing of the training side."""
     loaders = []
+    _LOADER_FAILURES.clear()
     for point in sorted(entry_points(group=AGENT_LOADERS), key=lambda point: point.name):
         try:
             loaders.append(point.load())
-        except ImportError:  # its package is installed, the libraries it needs are not
-            continue
+        except ImportError as error:  # its package is installed, the libraries it needs are not
+            _LOADER_FAILURES[point.name] = (error.name or str(error)).split(".")[0]
     return tuple(loaders)
+
+
+# The loaders (by entry-point name) whose import failed, and the library that was missing.
+_LOADER_FAILURES: dict[str, str] = {}
 
 
 def model_player(model: Any, deterministic: bool = False) -> SeatPlayer:

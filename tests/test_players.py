@@ -325,7 +325,7 @@ class UnloadablePoint:
     name = "sb3"
 
     def load(self):
-        raise ModuleNotFoundError("No module named 'torch'")
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")  # as Python's
 
 
 def test_without_an_importable_agent_loader_a_saved_agent_is_refused_in_one_line(
@@ -342,6 +342,16 @@ def test_without_an_importable_agent_loader_a_saved_agent_is_refused_in_one_line
         assert players._agent_loaders() == ()
         with pytest.raises(AgentFileError, match=r"^model file not found: nowhere\.zip$"):
             load_agent("nowhere.zip")
+        with pytest.raises(AgentFileError) as refused:
+            make_player(f"model:{saved}")
+        # The train extra is installed but torch is not: say so, and install torch's CPU build.
+        assert str(refused.value) == (
+            f"cannot load {saved}: the train extra's agent loader cannot be imported (torch "
+            "is not installed); saved agents need: pip install torch==2.13.0 (the CPU build, "
+            "first), then pip install 'gofish-env[train]'"
+        )
+        monkeypatch.setattr(players, "entry_points", lambda group: [])  # no loader at all
+        players._agent_loaders.cache_clear()
         with pytest.raises(AgentFileError) as refused:
             make_player(f"model:{saved}")
         assert str(refused.value) == (
