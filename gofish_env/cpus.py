@@ -89,6 +89,17 @@ def group_asks(view: PlayerView) -> dict[tuple[int, int], list[LegalAsk]]:
     return groups
 
 
+def no_legal_ask(view: PlayerView) -> str:
+    """Why ``view`` offers its seat no ask to choose, for the error a CPU raises."""
+    if view.current_player is None:
+        why = "the game is over"
+    elif view.current_player != view.seat:
+        why = f"seat {view.current_player} is to move"
+    else:
+        why = "its view lists no legal ask"
+    return f"seat {view.seat} has no ask to choose: {why}"
+
+
 def points_can_decide(rules) -> bool:
     """Whether tiebreak points can decide a game: ties on catches are broken by points, and
     catches can tie. With two players and an odd number of catches they tie only in a game
@@ -487,6 +498,8 @@ class ExpertCPU(CardTrackingCPU):
     ) -> LegalAsk:
         """``choose``'s ask given the ``scores`` of every group: one of the highest, ties
         broken by this CPU's generator."""
+        if not scores:
+            raise ValueError(no_legal_ask(view))
         card_asks = view.rules.ask_for == "card"
         top = max(scores.values())
         key = self.rng.choice([k for k, score in scores.items() if score > top - 1e-9])
@@ -559,8 +572,13 @@ def make_cpu(name: str, seed: int | None = None, **options) -> CPU:
     if name not in CPU_LEVELS:
         raise ValueError(f"cpu: unknown level {name!r}; allowed: {', '.join(CPU_LEVELS)}")
     if options:  # checked apart: a TypeError inside the constructor is not a wrong option
+        signature = inspect.signature(CPU_LEVELS[name])
         try:
-            inspect.signature(CPU_LEVELS[name]).bind(seed, **options)
+            signature.bind(seed, **options)
         except TypeError as error:
-            raise ValueError(f"cpu: {name!r} takes no option among {sorted(options)}") from error
+            allowed = [option for option in signature.parameters if option != "seed"]
+            raise ValueError(
+                f"cpu: {name!r} takes no option among {sorted(options)}; allowed: "
+                f"{', '.join(allowed) or 'none'}"
+            ) from error
     return CPU_LEVELS[name](seed, **options)

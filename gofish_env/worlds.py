@@ -47,6 +47,7 @@ sampler refuses them.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -345,14 +346,14 @@ class WorldSampler:
     """Draws worlds consistent with what ``view.seat`` may know (see the module docstring).
 
     ``WorldSampler(view, seed).sample(n)`` gives ``n`` worlds; the same view and seed give
-    the same worlds. Building the sampler finds a first consistent world and runs the
-    chain ``BURN_IN`` proposals per hand slot; ``steps`` (per hand slot) separate two
-    worlds of a sample."""
+    the same worlds (``seed=None``: unseeded, from the system's entropy). Building the
+    sampler finds a first consistent world and runs the chain ``BURN_IN`` proposals per
+    hand slot; ``steps`` (per hand slot) separate two worlds of a sample."""
 
     def __init__(
         self,
         view: PlayerView,
-        seed: int = 0,
+        seed: int | None = 0,
         steps: int = DEFAULT_STEPS,
         assume_sure_hits: bool = False,
         most_held: float = 0.0,
@@ -362,7 +363,11 @@ class WorldSampler:
         check_play_model(assume_sure_hits, most_held)
         self.view = view
         self.steps = steps
-        self._state = np.array([seed % 2**64], np.uint64)
+        if seed is None:
+            seed = secrets.randbits(64)
+        elif isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise ValueError(f"seed: got {seed!r}; allowed: an integer, or None (unseeded)")
+        self._state = np.array([int(seed) % 2**64], np.uint64)
         self.search_moves = 0
         self.assumes_sure_hits = assume_sure_hits
         self.beta = float(most_held)

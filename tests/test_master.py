@@ -450,3 +450,61 @@ def test_a_pool_limit_that_is_not_a_count_none_or_table_is_refused():
     with pytest.raises(ValueError, match=r"pool_limit: got 'tabel'; allowed: .*'table'"):
         MasterCPU(1, pool_limit="tabel")
     assert MasterCPU(1, pool_limit=None).search_limit(2) is None
+
+
+# ------------------------------------------------------------------ what the audit of master found
+
+
+def finished_and_waiting() -> tuple:
+    """The audit's game ``Game(Rules(players=2), seed=4)`` of two ``expert``s (seeds 1 and
+    2). After 5 asks, for the seat not to move: what ``master.choose`` raised (the seat to
+    move, and that error), and fresh samplers' worlds (unseeded twice, then seeded 3). And
+    seat 0's view of the finished game."""
+    game = Game(Rules(players=2), seed=4)
+    tracker = KnowledgeTracker(game)
+    cpus = [make_cpu("expert", 1), make_cpu("expert", 2)]
+    while not game.is_over:
+        seat = game.current_player
+        if game.num_asks == 5:
+            waiting = tracker.view(1 - seat)
+            try:
+                make_cpu("master", 1, pool_limit=None).choose(waiting)
+                raised = (seat, None)
+            except ValueError as error:
+                raised = (seat, str(error))
+            drawn = [WorldSampler(waiting, seed=seed).sample(8).hands for seed in (None, None, 3)]
+        game.ask(*cpus[seat].choose(tracker.view(seat)))
+    return raised, drawn, tracker.view(0)
+
+
+def test_with_no_ask_to_choose_the_error_says_why():
+    (seat, raised), _, over = finished_and_waiting()
+    assert raised == f"seat {1 - seat} has no ask to choose: seat {seat} is to move"
+    for call in (
+        make_cpu("master", 1).choose,
+        make_cpu("master", 1).scores,
+        make_cpu("expert", 1).choose,
+    ):
+        with pytest.raises(ValueError, match="seat 0 has no ask to choose: the game is over"):
+            call(over)
+
+
+def test_a_sampler_without_a_seed_is_unseeded_and_a_seed_that_is_no_integer_is_refused():
+    _, (first, second, seeded), over = finished_and_waiting()
+    assert not np.array_equal(first, second)  # from the system's entropy
+    assert not np.array_equal(first, seeded)
+    with pytest.raises(ValueError, match=r"seed: got '1'; allowed: an integer, or None"):
+        WorldSampler(over, seed="1")
+
+
+def test_an_option_a_level_does_not_take_is_refused_listing_those_it_takes():
+    with pytest.raises(
+        ValueError,
+        match=r"'master' takes no option among \['rollout'\]; allowed: simulations, "
+        r"candidates, margin, pool_limit, rollouts, assume_sure_hits, most_held, others_rollouts",
+    ):
+        make_cpu("master", 1, rollout="hard")
+    with pytest.raises(
+        ValueError, match=r"'hard' takes no option among \['rollouts'\]; allowed: none"
+    ):
+        make_cpu("hard", 1, rollouts="hard")
