@@ -232,8 +232,13 @@ class PublicKnowledge:
         self.num_events += len(events)
 
     def _check_assumptions(self) -> None:
-        """Drop the sure-hit assumption about every seat public facts now rule it out for
-        (checked after each ask, so it does not depend on how events are batched)."""
+        """Drop the sure-hit assumption about every seat public facts now rule it out for.
+        ``update`` checks before each ask and at the end of each call: fed whole asks (as
+        ``KnowledgeTracker`` feeds a game's events), it checks the position after each ask,
+        however many asks a call holds. A call that ends inside an ask checks that passing
+        state too (between a hit and the catch it makes, a full set in hand admits no
+        world), and may drop the assumption where whole asks would not: feed an ask's
+        events together (``worlds.ask_facts`` does)."""
         self._unchecked = False
         drop_ruled_out_assumptions(
             self.least,

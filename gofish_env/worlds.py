@@ -276,7 +276,7 @@ def build_model(
     )
 
 
-_FACTS: dict[int, tuple] = {}  # id(Deal) -> (events read, PublicKnowledge after them, facts)
+_FACTS: dict[int, tuple] = {}  # id(Deal) -> (events read, PublicKnowledge, events fed, facts)
 _KEPT_FACTS = 16
 
 
@@ -285,9 +285,12 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool, np.nd
     it: (whether it was a sure hit, the ranks another seat than the asker was proved to
     hold, whether it came in the endgame ``ExpertCPU`` weighs: one other hand holding
     cards, ``ENDGAME_POOL`` or fewer in the pool, and the ranks no other seat could hold,
-    ``barred_ranks``). The public knowledge is replayed once per game and carried on from
-    decision to decision: kept with the very events read, and used again only for a log
-    that begins with those same event objects."""
+    ``barred_ranks``). The public knowledge is replayed as the table's own tracker reads
+    the log, an ask's events together (``PublicKnowledge`` checks the sure-hit assumption
+    after each update: between a hit and the catch it makes, a full set in hand would admit
+    no world). It is replayed once per game and carried on from decision to decision: kept
+    with the very events read, and used again only for a log that begins with those same
+    event objects."""
     events = view.knowledge.events
     kept = _FACTS.get(id(events[0]))
     if (
@@ -297,25 +300,33 @@ def ask_facts(view: PlayerView) -> dict[int, tuple[bool, np.ndarray, bool, np.nd
     ):
         if len(_FACTS) >= _KEPT_FACTS:
             _FACTS.pop(next(iter(_FACTS)))
-        kept = ([events[0]], PublicKnowledge(view.rules), {})
-    read, public, facts = kept
+        kept = ([events[0]], PublicKnowledge(view.rules), 0, {})
+    read, public, fed, facts = kept
     for index in range(len(read), len(events)):
-        public.update([events[index - 1]])
         event = events[index]
         if type(event) is Ask:
-            least, asker = public.least, event.asker
-            others_proved = np.delete(least, asker, axis=0).max(axis=0) > 0
-            endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
-                view.rules, public.hand_sizes, asker
-            )
-            facts[index] = (
-                bool(least[event.target, event.rank]),
-                others_proved,
-                endgame,
-                barred_ranks(public, asker),
-            )
-    _FACTS[id(events[0])] = (list(events), public, facts)
+            public.update(events[fed:index])  # every event before this ask, at once
+            fed = index
+            facts[index] = table_facts(view.rules, public, event)
+    _FACTS[id(events[0])] = (list(events), public, fed, facts)
     return facts
+
+
+def table_facts(
+    rules: Rules, public: PublicKnowledge, ask: Ask
+) -> tuple[bool, np.ndarray, bool, np.ndarray]:
+    """What ``ask_facts`` keeps of ``public`` (the table's knowledge just before ``ask``)."""
+    least, asker = public.least, ask.asker
+    others_proved = np.delete(least, asker, axis=0).max(axis=0) > 0
+    endgame = public.pool_size <= ENDGAME_POOL and ExpertCPU.endgame_race(
+        rules, public.hand_sizes, asker
+    )
+    return (
+        bool(least[ask.target, ask.rank]),
+        others_proved,
+        endgame,
+        barred_ranks(public, asker),
+    )
 
 
 def barred_ranks(public: PublicKnowledge, asker: int) -> np.ndarray:

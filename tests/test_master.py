@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -10,7 +11,8 @@ from helpers import position, rank
 from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, make_scenario
 
 from gofish_env import Game, Match, Rules
-from gofish_env.cpus import CPU_LEVELS, make_cpu
+from gofish_env import worlds as worlds_module
+from gofish_env.cpus import CPU_LEVELS, ExpertCPU, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import (
     DEFAULT_POOL_LIMIT,
@@ -453,6 +455,39 @@ def test_a_pool_limit_that_is_not_a_count_none_or_table_is_refused():
 
 
 # ------------------------------------------------------------------ what the audit of master found
+
+
+@pytest.mark.parametrize(("players", "seeds"), [(2, (0, 2)), (4, (3,))])
+def test_what_the_table_knew_at_each_ask_is_what_its_tracker_knew(players, seeds):
+    """``ask_facts`` replays the log as the table's tracker read it, an ask's events
+    together. Fed one event at a time, it checked the sure-hit assumption between a hit and
+    the catch it makes, where a full set in hand admits no world, and dropped it for every
+    seat: at these games' asks its barred ranks differed from the table's (2 players: index
+    140 of seed 0, four asks of seed 2; 4 players: index 155 of seed 3)."""
+    rules = Rules(players=players)
+    for seed in seeds:
+        game = Game(rules, seed=seed)
+        tracker = KnowledgeTracker(game)
+        cpus = [make_cpu("expert", seed * 10 + seat) for seat in range(players)]
+        table = {}  # the index of each ask in the log -> the tracker's knowledge before it
+        while not game.is_over:
+            seat = game.current_player
+            table[len(game.events)] = copy.deepcopy(tracker.sync())
+            game.ask(*cpus[seat].choose(tracker.view(seat)))
+        worlds_module._FACTS.clear()
+        facts = worlds_module.ask_facts(tracker.view(0))
+        assert facts.keys() == table.keys()
+        for index, public in table.items():
+            ask = game.events[index]
+            least = public.least
+            sure, proved, endgame, barred = facts[index]
+            assert sure == bool(least[ask.target, ask.rank])
+            assert np.array_equal(proved, np.delete(least, ask.asker, axis=0).max(axis=0) > 0)
+            assert endgame == (
+                public.pool_size <= worlds_module.ENDGAME_POOL
+                and ExpertCPU.endgame_race(rules, public.hand_sizes, ask.asker)
+            )
+            assert np.array_equal(barred, worlds_module.barred_ranks(public, ask.asker)), index
 
 
 def finished_and_waiting() -> tuple:
