@@ -81,9 +81,15 @@ def _whole(value, least: int) -> bool:
 
 
 def _position(view: PlayerView) -> tuple:
-    """What tells one decision of a game from another: the seat, its hand, and how far the
-    public log has gone."""
-    return (view.seat, view.knowledge.num_events, tuple(view.own_counts), id(view.knowledge))
+    """What tells one decision of a game from another: the table's knowledge (the object
+    itself, held, so that its id cannot pass to another game's), the seat, its hand, and how
+    far the public log has gone."""
+    return (view.knowledge, view.seat, view.knowledge.num_events, tuple(view.own_counts))
+
+
+def _same_position(kept: tuple, view: PlayerView) -> bool:
+    """Whether ``kept`` (a ``_position``) is the position ``view`` shows."""
+    return kept[0] is view.knowledge and kept[1:] == _position(view)[1:]
 
 
 def default_rollouts(players: int, pool_size: int) -> str:
@@ -225,7 +231,7 @@ class MasterCPU(CPU):
     def choose(self, view: PlayerView) -> LegalAsk:
         decided = self._decided
         self._decided = None
-        if decided is not None and decided[0] == _position(view):
+        if decided is not None and _same_position(decided[0], view):
             return decided[1]  # ``scores`` has just searched this very position
         return self._decide(view)[0]
 

@@ -543,3 +543,23 @@ def test_an_option_a_level_does_not_take_is_refused_listing_those_it_takes():
         ValueError, match=r"'hard' takes no option among \['rollouts'\]; allowed: none"
     ):
         make_cpu("hard", 1, rollouts="hard")
+
+
+def test_a_decision_kept_from_scores_is_not_asked_in_another_game():
+    """``scores`` keeps its decision for the next ``choose`` of the same position. Another
+    game's knowledge may be built where a freed one was (the same id) at the same event
+    count, seat and hand; its ``choose`` must decide anew (the kept ask was for another
+    table: here seat 1 held five cards, and now seat 2 does)."""
+
+    def table(one: str, two: str) -> Game:
+        return position(["2H 3H 4H", one, two], rules=Rules(players=3))
+
+    master = make_cpu("master", 1)
+    for _ in range(20):
+        tracker = KnowledgeTracker(table("5H 6H 7H 8H 9H", "10H"))
+        master.scores(tracker.view(0))
+        assert master._decided[-1][0] == 1  # it asks seat 1, which holds five cards
+        other = table("10H", "5H 6H 7H 8H 9H")
+        del tracker  # its knowledge may be freed, and its id given to the next one
+        tracker = KnowledgeTracker(other)
+        assert master.choose(tracker.view(0))[0] == 2
