@@ -26,7 +26,8 @@ level with ``expert``: docs/baselines.md). From then on, at each decision with a
    ahead of the best other seat's (a smoother signal than the win alone, worth less than
    any win), and asks the candidate with the best mean only if it beats ``expert``'s
    choice by more than ``margin`` standard errors of the paired difference; otherwise it
-   asks what ``expert`` would (the search overrides the heuristic only on evidence).
+   asks what ``expert`` would (the search overrides the heuristic only on evidence; with
+   one world a candidate there is no standard error, and it asks ``expert``'s choice).
 
 Under exact-card asks and in matches it plays as ``expert`` (the sampler reads rank asks,
 the vector engine plays single games). Everything it uses is in the ``PlayerView``: its
@@ -257,12 +258,14 @@ class MasterCPU(CPU):
     def pick(self, values: np.ndarray) -> int:
         """The candidate to ask, from ``values`` [worlds, candidates] (expert's best first):
         the best mean, if it beats expert's choice by more than ``margin`` standard errors
-        of the paired difference (the same worlds); otherwise expert's choice."""
+        of the paired difference (the same worlds); otherwise expert's choice. One world
+        measures no standard error: with fewer than two, expert's choice. A gain the same
+        in every world (no spread) is more standard errors than any finite margin."""
+        if len(values) < 2 or np.isinf(self.margin):
+            return 0
         gain = values - values[:, :1]
         mean = gain.mean(axis=0)
-        error = gain.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0 * mean
-        if np.isinf(self.margin):
-            return 0
+        error = gain.std(axis=0, ddof=1) / np.sqrt(len(values))
         best = int(np.argmax(mean - self.margin * error))
         return best if mean[best] - self.margin * error[best] > 0 else 0
 

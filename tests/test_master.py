@@ -490,6 +490,27 @@ def test_what_the_table_knew_at_each_ask_is_what_its_tracker_knew(players, seeds
             assert np.array_equal(barred, worlds_module.barred_ranks(public, ask.asker)), index
 
 
+def test_with_fewer_than_two_worlds_a_candidate_it_asks_what_expert_asks():
+    """One world measures no standard error: with 6 simulations (one world a candidate) and
+    a margin no gain meets, ``master`` asks ``expert``'s choice at every decision (it
+    overrode ``expert`` at 37 of 72 searches of the audit's three games)."""
+    assert MasterCPU(1, margin=0.0).pick(np.array([[0.0, 1.0, 0.5]])) == 0
+    for seed in (40, 41):
+        game = Game(Rules(players=2), seed=seed)
+        tracker = KnowledgeTracker(game)
+        master = MasterCPU(7, simulations=6, margin=1e9, pool_limit=None)
+        twin, other = make_cpu("expert", 7), make_cpu("expert", 8)
+        while not game.is_over:
+            view = tracker.view(game.current_player)
+            if game.current_player == 0:
+                choice = twin.choose(view)
+                assert master.choose(view) == choice
+            else:
+                choice = other.choose(view)
+            game.ask(*choice)
+        assert master.searches_made > 5 and master.overrides_made == 0
+
+
 def finished_and_waiting() -> tuple:
     """The audit's game ``Game(Rules(players=2), seed=4)`` of two ``expert``s (seeds 1 and
     2). After 5 asks, for the seat not to move: what ``master.choose`` raised (the seat to
