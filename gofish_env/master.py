@@ -29,6 +29,9 @@ level with ``expert``: docs/baselines.md). From then on, at each decision with a
    asks what ``expert`` would (the search overrides the heuristic only on evidence; with
    one world a candidate there is no standard error, and it asks ``expert``'s choice).
 
+Where the sampler draws no world (``SamplerError``), that decision is ``expert``'s
+(``fallbacks_made`` counts them): a failed search never stops the game.
+
 Under exact-card asks and in matches it plays as ``expert`` (the sampler reads rank asks,
 the vector engine plays single games). Everything it uses is in the ``PlayerView``: its
 own hand and the public log. The budget is a number of simulations (rollouts), not a
@@ -190,6 +193,7 @@ class MasterCPU(CPU):
         self.expert = ExpertCPU(seed)
         self.searches_made = 0  # decisions that ran a search (for benchmarks and tests)
         self.overrides_made = 0  # searches whose result was not expert's choice
+        self.fallbacks_made = 0  # searches the sampler drew no world for: expert's choice
         self._decided = None  # (position, ask) decided by ``scores``, for the next ``choose``
         super().__init__(seed)
 
@@ -209,7 +213,14 @@ class MasterCPU(CPU):
         keys = self.search_candidates(view, groups, scores, choice)
         if keys is None:
             return choice, scores
-        pick = self.pick(self.rollouts(view, keys))
+        from gofish_env.worlds import SamplerError  # here: its kernels compile when loaded
+
+        try:
+            values = self.rollouts(view, keys)
+        except SamplerError:  # no world drawn (docs/search.md): this decision is expert's
+            self.fallbacks_made += 1
+            return choice, scores
+        pick = self.pick(values)
         if pick == 0:
             return choice, scores
         self.overrides_made += 1

@@ -222,11 +222,15 @@ def find_consistent(
     set_size,
     state,
     max_moves,
+    noise,
+    temperature,
 ):
     """Move the free slots' ranks (swaps within a group) until the world is consistent: a
     local search that repairs one violated history (seat, rank) at a time, taking the best
-    of a few swaps that move that rank into the hand, out of it, or to another time, with
-    some random moves to leave local minima. Returns the moves used, or -1 if ``max_moves``
+    of a few swaps that move that rank into the hand, out of it, or to another time. To
+    leave local minima, one move in ``noise`` (0: none) makes the first of those swaps
+    whatever it breaks, and a best swap that adds ``d`` violations is made with chance
+    ``exp(-d / temperature)`` (0: never). Returns the moves used, or -1 if ``max_moves``
     were not enough (the caller starts afresh from another ``greedy_fill``)."""
     seats, ranks = dealt_counts.shape
     total = total_violations(assign, dealt_counts, lines, line_start, slot_rank_forbidden, set_size)
@@ -255,7 +259,7 @@ def find_consistent(
         pick = below(state, found)
         seat, rank = bad_pairs[pick, 0], bad_pairs[pick, 1]
         best_delta, best_i, best_j = 1 << 30, -1, -1
-        noise = below(state, 10) == 0
+        random_move = noise > 0 and below(state, noise) == 0
         for _ in range(CANDIDATES):
             # Bring the rank in (j holds it), or move it out or to another time (i does).
             inward = below(state, 2) == 0
@@ -280,13 +284,17 @@ def find_consistent(
                 slot_rank_forbidden,
                 set_size,
             )
-            if delta < best_delta or noise:
+            if delta < best_delta or random_move:
                 best_delta, best_i, best_j = delta, i, j
-            if noise:
+            if random_move:
                 break
         if best_i < 0:
             continue
-        if best_delta <= 0 or noise:
+        if (
+            best_delta <= 0
+            or random_move
+            or (temperature > 0 and uniform(state) < np.exp(-best_delta / temperature))
+        ):
             _swap(best_i, best_j, assign, dealt_counts, slot_seat, slot_dealt)
             total += best_delta
     return -1 if total else max_moves

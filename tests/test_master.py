@@ -7,11 +7,13 @@ import random
 
 import numpy as np
 import pytest
-from helpers import position, rank
+from helpers import dealt, position, rank
 from test_no_leak import alternative_worlds, assert_cpu_ignores_hidden_cards, make_scenario
 
 from gofish_env import Game, Match, Rules
+from gofish_env import world_kernels as kernels
 from gofish_env import worlds as worlds_module
+from gofish_env.cards import parse_card
 from gofish_env.cpus import CPU_LEVELS, ExpertCPU, make_cpu
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.master import (
@@ -26,7 +28,7 @@ from gofish_env.master import (
 )
 from gofish_env.rollouts import rollout_values, world_batch
 from gofish_env.vector import VectorGame
-from gofish_env.worlds import WorldSampler
+from gofish_env.worlds import SamplerError, WorldSampler, build_model
 
 NINE = rank("9")
 
@@ -455,6 +457,72 @@ def test_a_pool_limit_that_is_not_a_count_none_or_table_is_refused():
 
 
 # ------------------------------------------------------------------ what the audit of master found
+
+
+def two_deck_position(asks: int):
+    """The audit's recorded two-deck position: four ``expert``s (seeds 20 + seat) play
+    ``Game(Rules.preset("two_decks", players=4), seed=102)`` for ``asks`` asks; the view
+    of the seat to move, and the dealt hands and pool (top first)."""
+    rules = Rules.preset("two_decks", players=4)
+    game = Game(rules, seed=102)
+    tracker = KnowledgeTracker(game)
+    cpus = [make_cpu("expert", 20 + seat) for seat in range(4)]
+    while game.num_asks < asks:
+        seat = game.current_player
+        game.ask(*cpus[seat].choose(tracker.view(seat)))
+    hands, pool, _ = dealt(rules, 102)
+    return tracker.view(game.current_player), hands, pool
+
+
+def true_deal_violations(model, hands, pool) -> int:
+    """How far the true deal strays from ``model``'s constraints (0: it fits them)."""
+    assign = [parse_card(card)[0] for hand in hands for card in hand]
+    assign += [parse_card(card)[0] for card in pool]
+    assign = np.array(assign[: model.slot_seat.size], np.int64)
+    dealt_counts = np.zeros((model.rules.players, model.rules.ranks), np.int64)
+    for slot in np.flatnonzero(model.slot_dealt):
+        dealt_counts[model.slot_seat[slot], assign[slot]] += 1
+    return int(
+        kernels.total_violations(
+            assign,
+            dealt_counts,
+            model.lines,
+            model.line_start,
+            model.slot_forbidden,
+            model.rules.set_size,
+        )
+    )
+
+
+def test_a_sampler_that_draws_no_world_leaves_the_decision_to_expert():
+    """Under two decks the sampler once gave up at this position and ``master`` raised
+    SamplerError. Where it draws no world, the decision is ``expert``'s (a search that never
+    finds one stands in for it here)."""
+    view, _, _ = two_deck_position(131)
+    master = make_cpu("master", 0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "find_consistent", lambda *args: -1)
+        with pytest.raises(SamplerError, match="no consistent world found"):
+            WorldSampler(view, seed=0, assume_sure_hits=True, most_held=8.0)
+        ask = master.choose(view)
+    assert (master.searches_made, master.fallbacks_made, master.overrides_made) == (1, 1, 0)
+    assert ask == make_cpu("expert", 0).choose(view)
+
+
+def test_under_two_decks_the_search_finds_the_worlds_that_fit_the_assumption():
+    """The audit's two-deck positions, where the true deal fits the sure-hit assumption: the
+    local search's first start there fails more often than not, and the starts after it
+    anneal. The sampler keeps the assumption at every seed, and ``master`` searches
+    (before: 4 of 20 seeds gave up at ask 131, and most dropped the assumption)."""
+    for asks in (112, 121, 131):
+        view, hands, pool = two_deck_position(asks)
+        assert true_deal_violations(build_model(view, True, True), hands, pool) == 0
+        for seed in range(8):
+            sampler = WorldSampler(view, seed=seed, assume_sure_hits=True, most_held=8.0)
+            assert sampler.assumes_sure_hits and sampler.is_consistent()
+    master = make_cpu("master", 0)
+    master.choose(view)
+    assert (master.searches_made, master.fallbacks_made) == (1, 0)
 
 
 @pytest.mark.parametrize(("players", "seeds"), [(2, (0, 2)), (4, (3,))])
