@@ -129,8 +129,8 @@ BAD_ARGUMENTS = [
     (
         "tournament",
         ["--cpus", "easy,mix:"],
-        "--cpus: entrant 'mix:': got 'mix:', an empty mix; allowed: mix: followed by a comma "
-        "list of players, e.g. mix:easy,normal",
+        "--cpus: got 'easy,mix:'; a mix (mix:a,b) cannot be entered here, since the list "
+        "splits on commas; allowed: CPU levels and model:PATH, each optionally NAME=SPEC",
     ),
     # gofish_env.play
     ("play", ["--players", "1"], "--players: got 1; allowed: an integer from 2 to 6"),
