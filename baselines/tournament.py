@@ -188,7 +188,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         default="results/tournament",
         help="folder for the result files ('' for none); files of the same names already "
         "there are replaced, and the command says so. The games are kept there as they are "
-        "played (played.jsonl): the same command stopped midway goes on from them",
+        "played (played.jsonl): the same command stopped midway goes on from them; games "
+        "kept there with other settings are moved aside (played.DATE-TIME.jsonl) first",
     )
     parser.add_argument(
         "--replays",
@@ -262,8 +263,21 @@ def _checked_run(
         had_results = (Path(args.out) / "results.json").exists()
         paths = result.write(args.out)
         # Kept to go on after a stop, not as a cache: a later run (of changed code, say)
-        # plays its games afresh. results.json holds every game.
-        forget_kept(keep)
+        # plays its games afresh. results.json holds every game. Unless the file holds more
+        # deals than these results (a stopped longer run, asked for fewer games now): those
+        # stay, for that run to go on from.
+        with keep.open("rb") as file:
+            kept_games = sum(1 for _ in file)
+        if kept_games > len(result.records):
+            kept_deals = kept_games // rules.players
+            print(
+                f"{keep}: left as it is: it holds {kept_deals} deals, more than the "
+                f"{result.deals} of these results (the longer run stopped before goes on from "
+                "them with its own --games)",
+                file=sys.stderr,
+            )
+        else:
+            forget_kept(keep)
     stage[0] = "written"
     print(result.table())
     if args.out:

@@ -97,25 +97,88 @@ def test_a_file_damaged_before_its_last_line_is_set_aside_and_begun_again(tmp_pa
     assert aside.read_text() == damaged  # nothing lost
 
 
-def test_games_kept_with_other_settings_are_begun_again(tmp_path):
+def aside_of(path, said: str):
+    """The file a message says the kept games were moved to."""
+    return type(path)(said.split("moved to ", 1)[1].split(" (")[0].split(", ")[0])
+
+
+def test_games_kept_with_other_settings_are_moved_aside_and_begun_again(tmp_path):
     path = tmp_path / "games.jsonl"
-    play_kept(measurement(seed=3), 2, path)
+    first = play_kept(measurement(seed=3), 2, path)
+    before, settings_before = path.read_bytes(), settings_path(path).read_bytes()
     said = []
     other = play_kept(measurement(seed=4), 2, path, say=said.append)
     assert other == play_deals(measurement(seed=4), 2)
-    assert said == [f"{path}: its games were played with other settings; begun again"]
+    (message,) = said
+    aside = aside_of(path, message)
+    assert aside.parent == tmp_path and aside.name.startswith("games.2")
+    assert aside.name.endswith(".jsonl") and aside != path
+    assert message == (
+        f"{path}: its games were played with other settings; moved to {aside} (their "
+        f"settings to {settings_path(aside).name}), and begun again"
+    )
+    assert aside.read_bytes() == before and read_games(aside)[0] == first  # nothing lost
+    assert settings_path(aside).read_bytes() == settings_before
     assert read_games(path)[0] == other
     assert json.loads(settings_path(path).read_text())["seed"] == 4
+    # Again, within the same second: another free name, the first aside untouched.
+    said = []
+    play_kept(measurement(seed=3), 2, path, say=said.append)
+    second = aside_of(path, said[0])
+    assert second not in (aside, path) and read_games(second)[0] == other
+    assert aside.read_bytes() == before
 
 
-def test_games_whose_settings_cannot_be_read_are_begun_again(tmp_path):
+def test_games_whose_settings_cannot_be_read_are_moved_aside_and_begun_again(tmp_path):
     path = tmp_path / "games.jsonl"
     play_kept(measurement(), 2, path)
+    before = path.read_bytes()
     settings_path(path).write_text('{"rules": ')  # a write cut midway
     said = []
     assert play_kept(measurement(), 2, path, say=said.append) == play_deals(measurement(), 2)
-    assert said == [f"{path}: its games were played with other settings; begun again"]
+    aside = aside_of(path, said[0])
+    assert said == [
+        f"{path}: its games were played with other settings; moved to {aside} (their "
+        f"settings to {settings_path(aside).name}), and begun again"
+    ]
+    assert aside.read_bytes() == before
     assert json.loads(settings_path(path).read_text())["seed"] == 3
+
+
+def test_kept_deals_that_are_not_a_runs_first_are_moved_aside_and_begun_again(tmp_path):
+    path = tmp_path / "games.jsonl"
+    play_kept(measurement(), 3, path)
+    without_first = "".join(path.read_text().splitlines(keepends=True)[3:])  # deals 1, 2
+    path.write_text(without_first)
+    said = []
+    assert play_kept(measurement(), 3, path, say=said.append) == play_deals(measurement(), 3)
+    aside = aside_of(path, said[0])
+    assert said == [f"{path}: its deals are not 0, 1, 2, ...; moved to {aside}, and begun again"]
+    assert aside.read_text() == without_first
+
+
+def test_an_empty_file_of_other_settings_is_begun_again_with_nothing_to_move(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("")
+    said = []
+    play_kept(measurement(), 1, path, say=said.append)
+    assert said == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "games.jsonl",
+        "games.settings.json",
+    ]
+
+
+def test_a_second_damaged_file_does_not_replace_the_first(tmp_path):
+    path = tmp_path / "games.jsonl"
+    damaged = []
+    for seed in (3, 4):
+        play_kept(measurement(seed=seed), 2, path)
+        lines = path.read_text().splitlines(keepends=True)
+        damaged.append("".join(lines[:2]) + "not json\n" + "".join(lines[3:]))
+        path.write_text(damaged[-1])
+        play_kept(measurement(seed=seed), 2, path)
+    assert (tmp_path / "games.jsonl.damaged").read_text() == damaged[0]
+    assert (tmp_path / "games.jsonl.damaged-2").read_text() == damaged[1]
 
 
 def test_fewer_deals_than_kept_read_the_first_and_play_none(tmp_path):
@@ -171,6 +234,57 @@ def test_the_tournament_stopped_by_ctrl_c_says_how_to_go_on_and_ends_as_if_never
     resumed = json.loads((out / "results.json").read_text())
     fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())
     assert resumed == fresh and len(fresh["games"]) == 12
+
+
+def test_a_tournament_of_other_settings_into_the_same_out_moves_the_kept_games_aside(
+    tmp_path, capsys, monkeypatch
+):
+    # Every tournament keeps its games in --out (results/tournament by default): a stopped
+    # one's games were deleted by the next tournament of other settings there.
+    argv = ["--cpus", "random,easy,hard", "--players", "3", "--games", "12", "--no-progress"]
+    out = tmp_path / "out"
+    kept = out / "played.jsonl"
+    monkeypatch.setattr(tournament, "play_kept", ctrl_c_after(tournament.play_kept, 6))
+    exit_message(tournament.main, [*argv, "--out", str(out)], capsys)
+    monkeypatch.undo()
+    stopped = kept.read_bytes()
+    capsys.readouterr()
+    tournament.main(["--cpus", "easy,hard", "--games", "4", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    aside = aside_of(kept, err)
+    assert f"{kept}: its games were played with other settings; moved to {aside}" in err
+    assert aside.read_bytes() == stopped  # nothing lost
+    assert not kept.exists() and (out / "results.json").exists()  # the new run is done
+    # Moved back, the stopped tournament goes on from them.
+    aside.replace(kept)
+    settings_path(aside).replace(settings_path(kept))
+    tournament.main([*argv, "--out", str(out)])
+    assert "2 deals kept; going on from deal 2" in capsys.readouterr().err
+
+
+def test_fewer_games_than_kept_write_their_results_and_leave_the_kept_deals(
+    tmp_path, capsys, monkeypatch
+):
+    # A smaller --games on resume read the first deals, wrote results, then deleted the
+    # deals kept beyond them.
+    argv = ["--cpus", "random,easy,hard", "--players", "3", "--seed", "2", "--no-progress"]
+    out = tmp_path / "out"
+    kept = out / "played.jsonl"
+    monkeypatch.setattr(tournament, "play_kept", ctrl_c_after(tournament.play_kept, 9))
+    exit_message(tournament.main, [*argv, "--games", "12", "--out", str(out)], capsys)
+    monkeypatch.undo()
+    stopped = kept.read_bytes()
+    capsys.readouterr()
+    small = tournament.main([*argv, "--games", "3", "--out", str(out)])
+    assert small.deals == 1 and kept.read_bytes() == stopped
+    assert f"{kept}: left as it is: it holds 3 deals, more than the 1 of these results" in (
+        capsys.readouterr().err
+    )
+    whole = tournament.main([*argv, "--games", "12", "--out", str(out)])
+    assert "3 deals kept; going on from deal 3" in capsys.readouterr().err
+    assert not kept.exists()  # all its deals in these results: done with
+    fresh = tournament.main([*argv, "--games", "12", "--out", ""])
+    assert whole.records == fresh.records
 
 
 def exit_message(main, argv: list[str], capsys, status: int = 130) -> str:
@@ -270,10 +384,11 @@ def test_a_tournament_that_keeps_nothing_says_so_when_stopped(capsys, monkeypatc
 # ------------------------------------------------------- signals: SIGTERM, and before any game
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def sigterm_not_taken_fails():
     """SIGTERM to this process that a command does not take fails the test (by default it
-    would end pytest)."""
+    would end pytest). Only for tests that play in this process: a pool's worker would
+    inherit the handler and take the pool's SIGTERM for a task's error."""
 
     def not_taken(signum, frame):
         raise RuntimeError("SIGTERM reached the test: the command did not take it")
@@ -297,7 +412,7 @@ def signal_at_start(signum: int):
 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_while_the_tournament_loads_its_entrants_says_so_in_one_line(
-    tmp_path, capsys, monkeypatch, signum, status
+    tmp_path, capsys, monkeypatch, signum, status, sigterm_not_taken_fails
 ):
     monkeypatch.setattr(tournament, "make_entrants", signal_at_start(signum))
     out = tmp_path / "out"
@@ -311,7 +426,7 @@ def test_a_signal_while_the_tournament_loads_its_entrants_says_so_in_one_line(
 @pytest.mark.torch
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_while_gofish_evaluate_loads_the_model_says_so_in_one_line(
-    agents, tmp_path, capsys, monkeypatch, signum, status
+    agents, tmp_path, capsys, monkeypatch, signum, status, sigterm_not_taken_fails
 ):
     from gofish_training import evaluate
 
@@ -324,7 +439,9 @@ def test_a_signal_while_gofish_evaluate_loads_the_model_says_so_in_one_line(
     assert not keep.exists()
 
 
-def test_sigterm_stops_the_ladder_as_ctrl_c_does_with_status_143(tmp_path, capsys, monkeypatch):
+def test_sigterm_stops_the_ladder_as_ctrl_c_does_with_status_143(
+    tmp_path, capsys, monkeypatch, sigterm_not_taken_fails
+):
     def sigterm_after(real, games: int):
         def interrupted(measurement, deals, path, workers=1, on_games=None, say=print):
             def term(done):

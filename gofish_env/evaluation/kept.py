@@ -6,7 +6,9 @@ the games of deals 0..k-1 kept in a file are the very games a new run would play
 The file holds one game a JSON line (``run_files``), appended as each deal ends; the
 settings the games were played with sit beside it (``NAME.settings.json``). A run with the
 same settings reads the whole deals kept and plays from the next one (asking for fewer
-deals than are kept reads the first ones); with other settings the file is begun again.
+deals than are kept reads the first ones, and leaves the others in the file); with other
+settings the file is begun again, the old one moved aside first (``set_aside``: nothing
+kept is lost).
 A model entrant's settings include its file's size and time, so a retrained model at the
 same path is not taken for the old one.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -130,7 +133,7 @@ def play_kept(
             try:
                 records, size, left_out = read_games(path)
             except ValueError as error:  # damaged before its last line: set aside, not lost
-                aside = path.with_suffix(path.suffix + ".damaged")
+                aside = free_path(lambda n: path.with_name(f"{path.name}.damaged{n}"))
                 path.replace(aside)
                 say(f"{error}. It was moved to {aside}, and the games are begun again")
                 records, size, left_out = [], 0, ""
@@ -138,11 +141,18 @@ def play_kept(
                 say(f"{path}: {left_out} dropped (a write stopped midway); played again")
             kept_deals = sorted({record.deal for record in records})
             if kept_deals != list(range(len(kept_deals))):  # not a run's first deals
-                say(f"{path}: its deals are not 0, 1, 2, ...; begun again")
+                aside = set_aside(path)
+                say(f"{path}: its deals are not 0, 1, 2, ...; moved to {aside}, and begun again")
                 records, size = [], 0
             records = [record for record in records if record.deal < deals]
-        else:
-            say(f"{path}: its games were played with other settings; begun again")
+        elif path.stat().st_size:  # another run's games: set aside, not lost
+            aside = set_aside(path)
+            beside = settings_path(aside)
+            their = f" (their settings to {beside.name})" if beside.exists() else ""
+            say(
+                f"{path}: its games were played with other settings; moved to {aside}{their}, "
+                "and begun again"
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     # The games of other settings go before the new settings are written, and the settings
     # are written whole (a kill midway leaves the old file): no file holds games that its
@@ -175,6 +185,30 @@ def play_kept(
             on_deal=keep,
         )
     return records + new
+
+
+def set_aside(path: Path) -> Path:
+    """Move the games kept in ``path``, and their settings, to a free name beside it that
+    says when they were last written (``played.jsonl`` -> ``played.20261207-104312.jsonl``
+    and ``played.20261207-104312.settings.json``), so that a run of other settings into the
+    same place loses none of them. Returns where they went."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+    aside = free_path(lambda n: path.with_name(f"{path.stem}.{stamp}{n}{path.suffix}"))
+    path.replace(aside)
+    if settings_path(path).exists():
+        settings_path(path).replace(settings_path(aside))
+    return aside
+
+
+def free_path(name: Callable[[str], Path]) -> Path:
+    """``name("")``, or ``name("-2")``, ``name("-3")``, ... : the first that is not taken
+    (nor its settings' name)."""
+    count = 1
+    while True:
+        candidate = name("" if count == 1 else f"-{count}")
+        if not (candidate.exists() or settings_path(candidate).exists()):
+            return candidate
+        count += 1
 
 
 def on_games_after(on_games: Callable[[int], None] | None, kept: int):
