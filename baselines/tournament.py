@@ -45,7 +45,7 @@ from gofish_env.evaluation import (
     summarize,
 )
 from gofish_env.evaluation.entrants import default_name
-from gofish_env.evaluation.harness import refuse_match_play
+from gofish_env.evaluation.harness import refuse_match_play, replay_path
 from gofish_env.evaluation.kept import (
     BEFORE_THE_FIRST_GAME,
     forget_kept,
@@ -175,7 +175,10 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "for this table), each optionally NAME=SPEC",
     )
     parser.add_argument(
-        "--games", type=int, default=200, help="at least this many games (rounded up)"
+        "--games",
+        type=int,
+        default=200,
+        help="at least this many games in all (rounded up to whole deals and line-up cycles)",
     )
     parser.add_argument("--rules", default="table", help=f"preset: {', '.join(Rules.PRESETS)}")
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal and player")
@@ -195,7 +198,8 @@ def main(argv: list[str] | None = None) -> TournamentResult:
         "--replays",
         default=None,
         help="folder to save every game in as a replay file (deal000000-rotation0.json, ...; "
-        "files of the same names are replaced); gofish-replay FILE makes a page of one",
+        "files of the same names are replaced, other files left, and counted in the last "
+        "line); gofish-replay FILE makes a page of one",
     )
     parser.add_argument(
         "--engine",
@@ -284,8 +288,20 @@ def _checked_run(
         verb = "Replaced the earlier results:" if had_results else "Wrote"
         print(f"\n{verb} " + ", ".join(str(path) for path in paths.values()))
     if args.replays is not None:
-        print(f"Saved {len(result.records)} replays in {args.replays}")
+        older = _older_replays(result, args.replays)
+        print(f"Saved {len(result.records)} replays in {args.replays}{older}")
     return result
+
+
+def _older_replays(result: TournamentResult, folder: str | Path) -> str:
+    """A note on the replay files in ``folder`` that this tournament did not write (an
+    earlier run's, of more deals or more seats): they are left there, as the docs say."""
+    written = {replay_path(folder, record.deal, record.rotation) for record in result.records}
+    older = [path for path in Path(folder).glob("deal*-rotation*.json") if path not in written]
+    if not older:
+        return ""
+    files = "file" if len(older) == 1 else "files"
+    return f" (the folder also holds {len(older)} older replay {files}, not of this run)"
 
 
 def _interrupted_message(stage: str, keep: Path | None, out: str) -> str:

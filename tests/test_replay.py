@@ -177,6 +177,26 @@ def test_gofish_tournament_saves_replays(tmp_path, capsys):
         assert Replay.load(path).game().leaders() == record.winners
 
 
+def test_a_replay_folder_keeps_its_older_files_and_the_command_says_so(tmp_path, capsys):
+    # Files of the names this run writes are replaced; the others (an earlier run's, of
+    # more deals) are left, and counted in the last line rather than passed over.
+    from gofish_baselines.tournament import main
+
+    folder = tmp_path / "replays"
+    argv = ["--players", "2", "--cpus", "easy,hard", "--out", "", "--no-progress"]
+    main([*argv, "--games", "8", "--replays", str(folder)])
+    capsys.readouterr()
+    (folder / "deal000000-rotation0.json").write_text("stale")
+    result = main([*argv, "--games", "4", "--replays", str(folder)])
+    assert capsys.readouterr().out.rstrip("\n").splitlines()[-1] == (
+        f"Saved 4 replays in {folder} (the folder also holds 4 older replay files, not of this run)"
+    )
+    assert Replay.load(folder / "deal000000-rotation0.json").game().leaders() == (
+        result.records[0].winners
+    )  # replaced
+    assert len(list(folder.glob("*.json"))) == 8  # deals 2 and 3 of the earlier run stay
+
+
 def test_gofish_tournament_refuses_a_replay_folder_it_cannot_write(tmp_path, capsys):
     from gofish_baselines.tournament import main
 
