@@ -177,7 +177,6 @@ def test_a_model_entrant_that_does_not_load_is_refused_before_any_game(agents, t
     out = tmp_path / "results"
     for entry, name, reason in (
         (f"model:{garbage}", "garbage", f"cannot load model file {garbage}: UnpicklingError: "),
-        (f"mixed=mix:model:{garbage}", "mixed", f"cannot load model file {garbage}: "),
         (f"model:{module}", "fakemod", "cannot load "),  # (RLlib module, or: no rllib extra)
     ):
         argv = ["--cpus", f"easy,{entry}", "--games", "4", "--out", str(out), "--no-progress"]
