@@ -38,7 +38,7 @@ from gofish_env.actions import ActionCodec
 from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent_rules
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import PlayerView
-from gofish_env.observation import ObservationLayout, encode
+from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout, encode
 from gofish_env.rules import Rules, rules_name
 
 MODEL_PREFIX = "model:"
@@ -241,19 +241,29 @@ def load_agent(
 
 
 def check_agent_sizes(path: str | Path, player: Any, rules: Rules) -> None:
-    """Refuse, in one line, a loaded agent whose observation size or action count is not
-    the table's: one made for another table whose rules were not recorded with it (an
-    older zip out of its run folder), which would otherwise fail at its first move. A
-    loader's player tells its sizes by ``observation_size`` and ``action_count`` (None or
-    missing: unknown, not checked)."""
-    sizes = (getattr(player, "observation_size", None), getattr(player, "action_count", None))
-    table = (ObservationLayout(rules).size, ActionCodec(rules).size)
-    if None in sizes or tuple(int(size) for size in sizes) == table:
+    """Refuse, in one line, a loaded agent whose action count is not the table's, or whose
+    observation size no history length of the table's observation has: one made for
+    another table whose rules were not recorded with it (an older zip out of its run
+    folder), which would otherwise fail at its first move. (The history length is the
+    env's to choose, ``history=``, and is not recorded: any fits.) A loader's player
+    tells its sizes by ``observation_size`` and ``action_count`` (None or missing:
+    unknown, not checked)."""
+    observed, actions = (
+        getattr(player, name, None) for name in ("observation_size", "action_count")
+    )
+    if observed is None or actions is None:
+        return
+    base = ObservationLayout(rules, history=0).size
+    per_ask = ObservationLayout(rules, history=1).size - base
+    fits = observed >= base and (observed - base) % per_ask == 0
+    if fits and actions == ActionCodec(rules).size:
         return
     raise AgentFileError(
-        f"{path} was made for another table: it takes observations of {sizes[0]} numbers "
-        f"and chooses among {sizes[1]} actions; this table ({rules.players} players under "
-        f"{rules_name(rules)}) has observations of {table[0]} numbers and {table[1]} actions"
+        f"{path} was made for another table: it takes observations of {observed} numbers "
+        f"and chooses among {actions} actions; this table ({rules.players} players under "
+        f"{rules_name(rules)}) has observations of {base} + {per_ask} numbers per ask of "
+        f"history ({ObservationLayout(rules).size} with the default {DEFAULT_HISTORY}) and "
+        f"{ActionCodec(rules).size} actions"
     )
 
 

@@ -105,7 +105,7 @@ def test_a_model_whose_rules_are_not_recorded_is_refused_at_a_table_it_does_not_
     assert str(refused.value) == (
         f"{loose} was made for another table: it takes observations of 481 numbers and "
         "chooses among 39 actions; this table (3 players under table rules) has observations "
-        "of 382 numbers and 26 actions"
+        "of 198 + 23 numbers per ask of history (382 with the default 8) and 26 actions"
     )
     player = load_agent(loose, Rules(players=4))  # the table it was made for
     assert (player.observation_size, player.action_count) == (
@@ -113,3 +113,16 @@ def test_a_model_whose_rules_are_not_recorded_is_refused_at_a_table_it_does_not_
         ActionCodec(Rules(players=4)).size,
     )
     assert isinstance(load_agent(loose), MaskablePPOPlayer)  # no table: no check
+
+
+def test_a_model_without_recorded_rules_fits_its_table_whatever_its_history_length(tmp_path):
+    # The history length is the env's to choose (GoFishEnv(history=...)) and is not
+    # recorded: a model of another length is still one for this table.
+    model = MaskablePPO("MlpPolicy", GoFishEnv(players=4, history=2), n_steps=64, seed=0)
+    path = tmp_path / "short_history.zip"
+    model.save(path)
+    assert read_agent_rules(path) is None
+    player = load_agent(path, Rules(players=4))
+    assert player.observation_size == ObservationLayout(Rules(players=4), history=2).size
+    with pytest.raises(AgentFileError, match="was made for another table"):
+        load_agent(path, Rules(players=3))

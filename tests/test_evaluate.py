@@ -137,7 +137,8 @@ def test_evaluate_refuses_a_model_without_recorded_rules_that_does_not_fit_the_t
     )
     assert message.startswith(f"{loose} was made for another table: ")
     assert message.endswith(
-        "this table (3 players under table rules) has observations of 382 numbers and 26 actions"
+        "this table (3 players under table rules) has observations of 198 + 23 numbers per "
+        "ask of history (382 with the default 8) and 26 actions"
     )
     assert not keep.exists()  # refused before anything is made
 

@@ -209,6 +209,7 @@ def test_a_model_without_recorded_rules_is_refused_at_a_table_it_does_not_fit(
     assert message == (
         f"--cpus: entrant 'loose': {loose} was made for another table: it takes observations "
         "of 481 numbers and chooses among 39 actions; this table (3 players under table "
-        "rules) has observations of 382 numbers and 26 actions"
+        "rules) has observations of 198 + 23 numbers per ask of history (382 with the default "
+        "8) and 26 actions"
     )
     assert not out.exists()  # refused before anything is made
