@@ -126,3 +126,17 @@ def test_a_model_without_recorded_rules_fits_its_table_whatever_its_history_leng
     assert player.observation_size == ObservationLayout(Rules(players=4), history=2).size
     with pytest.raises(AgentFileError, match="was made for another table"):
         load_agent(path, Rules(players=3))
+
+
+def test_the_harness_refuses_a_model_of_another_history_before_any_game(tmp_path):
+    from gofish_baselines.tournament import run_tournament
+
+    model = MaskablePPO("MlpPolicy", GoFishEnv(players=2, history=2), n_steps=64, seed=0)
+    path = tmp_path / "short_history.zip"
+    model.save(path)
+    keep = tmp_path / "played.jsonl"
+    with pytest.raises(ValueError, match=r"^entrant 'short': it takes observations of \d+ "):
+        run_tournament({"short": f"model:{path}", "cpu": "easy"}, players=2, games=2, keep=keep)
+    with pytest.raises(ValueError, match="history=8"):
+        run_tournament({"short": model, "cpu": "easy"}, players=2, games=2)
+    assert not keep.exists()
