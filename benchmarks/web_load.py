@@ -98,8 +98,8 @@ def stop(server: subprocess.Popen) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    require_extra(COMMAND, "web", WEB_LIBRARIES, "pip install -e '.[web]'")
     require_extra(COMMAND, "dev", ["httpx"], "pip install -e '.[dev]'")  # its client
+    require_extra(COMMAND, "web", WEB_LIBRARIES, "pip install -e '.[web]'")
     parser = argparse.ArgumentParser(
         prog=COMMAND,
         description=__doc__.splitlines()[0],

@@ -228,7 +228,6 @@ def test_a_mix_draws_a_member_at_each_reset_reproducibly_from_the_seed():
 # ----------------------------------------------------------------------------- saved agents
 
 
-@pytest.mark.torch  # the saved agents
 def test_a_mix_hands_deterministic_to_its_members():
     class Model:
         def predict(self, observation, deterministic=False):
@@ -255,6 +254,7 @@ def test_seat_copy_copies_what_remembers_a_game_and_shares_models_names_and_call
     assert copied is not predictor and copied.model is model  # one network, two players
 
 
+@pytest.mark.torch  # the saved agents
 def test_load_agent_checks_the_rules_it_is_given_and_loads_a_model_once_per_path(agents):
     from gofish_training.agents import load_model
 
