@@ -30,8 +30,6 @@ from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
-    exit_interrupted,
-    interrupts_raise,
     parse_list,
     progress_bar,
     report_console,
@@ -40,7 +38,7 @@ from gofish_env.cli import (
 )
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
-from gofish_env.evaluation.kept import BEFORE_THE_FIRST_GAME, interrupted_message, play_kept
+from gofish_env.evaluation.kept import interrupted_message, play_kept, run_until_interrupted
 from gofish_env.players import load_agent
 from gofish_env.rules import Rules
 
@@ -196,14 +194,9 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     args = parser.parse_args(argv)
     # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
     # line: what was kept and how to go on.
-    stage = ["checking"]
-    try:
-        with interrupts_raise():
-            return _checked_run(parser, args, stage)
-    except KeyboardInterrupt as interrupt:
-        if stage[0] == "checking":
-            exit_interrupted(BEFORE_THE_FIRST_GAME, interrupt)
-        exit_interrupted(interrupted_message(args.keep), interrupt)
+    return run_until_interrupted(
+        lambda stage: _checked_run(parser, args, stage), lambda: interrupted_message(args.keep)
+    )
 
 
 def _checked_run(

@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from gofish_env.cli import exit_interrupted, interrupts_raise
 from gofish_env.evaluation.harness import GameRecord, Measurement, engine_used, play_deals
 from gofish_env.evaluation.run_files import read_json_lines
 from gofish_env.players import MODEL_PREFIX
@@ -227,6 +228,20 @@ def forget_kept(path: Path) -> None:
 # What a command stopped before its first game (as it checks its arguments and loads its
 # models) says: it has made nothing yet.
 BEFORE_THE_FIRST_GAME = "interrupted before the first game: nothing kept, nothing created"
+
+
+def run_until_interrupted(work: Callable[[list], Any], interrupted: Callable[[], str]) -> Any:
+    """``work(stage)``, stopped by Ctrl-C or SIGTERM at any point with one line and exit
+    status 128 + the signal: ``BEFORE_THE_FIRST_GAME`` while ``stage[0]`` is still
+    ``"checking"`` (work sets it on once its arguments and models are checked), else
+    ``interrupted()`` (what was kept and how to go on)."""
+    stage = ["checking"]
+    try:
+        with interrupts_raise():
+            return work(stage)
+    except KeyboardInterrupt as interrupt:
+        said = BEFORE_THE_FIRST_GAME if stage[0] == "checking" else interrupted()
+        exit_interrupted(said, interrupt)
 
 
 def interrupted_message(keep: Path | None, flag: str = "--keep DIR") -> str:
