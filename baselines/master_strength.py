@@ -68,13 +68,11 @@ import numpy as np
 from gofish_env.cli import (
     ROLLOUTS_BY_TABLE,
     HelpFormatter,
-    add_search_flags,
+    add_one_search_flags,
     check_count,
     check_output,
-    parse_rollouts,
-    parse_simulations,
     progress_bar,
-    read_search_flags,
+    read_one_search_flags,
 )
 from gofish_env.evaluation import Measurement, make_entrants, play_deals, summarize
 from gofish_env.evaluation.harness import GameRecord, decision_milliseconds
@@ -89,8 +87,6 @@ from gofish_env.master import (
     DEFAULT_OTHERS_ROLLOUTS,
     DEFAULT_POOL_LIMIT,
     DEFAULT_ROLLOUTS,
-    DEFAULT_SIMULATIONS,
-    SIMULATIONS_TABLE,
     MasterCPU,
     default_simulations,
 )
@@ -107,16 +103,6 @@ SEARCH_SETTINGS = (
     "most_held",
     "others_rollouts",
 )
-
-
-SAME_LEVEL = "same"  # --others-rollouts: the other seats play at the --rollouts level
-
-
-def parse_others_rollouts(parser: argparse.ArgumentParser, text: str) -> str | None:
-    """``MasterCPU``'s ``others_rollouts`` from the command line: a compiled level, or
-    ``same`` (None)."""
-    level = parse_rollouts(parser, "--others-rollouts", text, SAME_LEVEL, "the --rollouts level")
-    return None if level == SAME_LEVEL else level
 
 
 def entrants(
@@ -454,27 +440,9 @@ def main(argv: list[str] | None = None) -> None:
         "--deals", type=int, default=2000, help="duplicate deals, each played from every seat"
     )
     parser.add_argument(
-        "--simulations",
-        default=str(DEFAULT_SIMULATIONS),
-        help="rollouts a search plays over all its candidates; table: "
-        f"{SIMULATIONS_TABLE}; kept in the run's settings as the number",
-    )
-    parser.add_argument(
         "--seed", type=int, default=1, help="the measurement's seed (which deals are played)"
     )
-    parser.add_argument(
-        "--candidates",
-        type=int,
-        default=DEFAULT_CANDIDATES,
-        help="asks each search compares, expert's choice first",
-    )
-    add_search_flags(parser)
-    parser.add_argument(
-        "--others-rollouts",
-        default=SAME_LEVEL,
-        help="the compiled CPU level that plays the seats other than master's in the "
-        f"rollouts; {SAME_LEVEL}: the --rollouts level",
-    )
+    add_one_search_flags(parser)
     parser.add_argument(
         "--assume-sure-hits",
         action=argparse.BooleanOptionalAction,
@@ -529,12 +497,7 @@ def main(argv: list[str] | None = None) -> None:
         check_count(parser, flag, getattr(args, flag[2:]))
     if not 2 <= args.players <= 6:
         parser.error(f"--players: got {args.players}; allowed: 2 to 6")
-    args.simulations = parse_simulations(parser, "--simulations", args.simulations)
-    by_table = args.simulations == BY_TABLE
-    if by_table:
-        args.simulations = default_simulations(args.players)
-    read_search_flags(parser, args)
-    args.others_rollouts = parse_others_rollouts(parser, args.others_rollouts)
+    by_table = read_one_search_flags(parser, args, args.players)
     if args.most_held is not None and not args.most_held >= 0:
         parser.error(f"--most-held: got {args.most_held}; allowed: a number >= 0")
     search = {name: getattr(args, name) for name in SEARCH_SETTINGS}

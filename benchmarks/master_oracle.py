@@ -29,32 +29,24 @@ import sys
 from pathlib import Path
 
 from gofish_baselines.master_strength import (
-    SAME_LEVEL,
     check_pairing,
     deal_shares,
     mean_and_interval,
-    parse_others_rollouts,
     print_comparison,
 )
 from gofish_env.cli import (
     HelpFormatter,
-    add_search_flags,
+    add_one_search_flags,
     check_count,
     check_output,
-    parse_simulations,
     progress_bar,
-    read_search_flags,
+    read_one_search_flags,
 )
 from gofish_env.evaluation import Measurement, make_entrants
 from gofish_env.evaluation.harness import Table
 from gofish_env.evaluation.kept import interrupted_message, play_kept
 from gofish_env.master import (
-    BY_TABLE,
-    DEFAULT_CANDIDATES,
-    DEFAULT_SIMULATIONS,
-    SIMULATIONS_TABLE,
     MasterCPU,
-    default_simulations,
     world_values,
 )
 from gofish_env.rules import Rules
@@ -83,24 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=2, help="seats, 2..6")
     parser.add_argument("--deals", type=int, default=600, help="duplicate deals")
     parser.add_argument("--seed", type=int, default=1, help="the measurement's seed")
-    parser.add_argument(
-        "--simulations",
-        default=str(DEFAULT_SIMULATIONS),
-        help=f"rollouts a search plays over all its candidates; {BY_TABLE}: {SIMULATIONS_TABLE}",
-    )
-    parser.add_argument(
-        "--candidates",
-        type=int,
-        default=DEFAULT_CANDIDATES,
-        help="asks each search compares, expert's choice first",
-    )
-    add_search_flags(parser)
-    parser.add_argument(
-        "--others-rollouts",
-        default=SAME_LEVEL,
-        help="the compiled CPU level that plays the seats other than the oracle's in the "
-        f"rollouts; {SAME_LEVEL}: the --rollouts level",
-    )
+    add_one_search_flags(parser, searcher="the oracle")
     parser.add_argument(
         "--compare",
         type=Path,
@@ -120,19 +95,16 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--players: got {args.players}; allowed: an integer from 2 to 6")
     if args.compare is not None and not args.compare.is_file():
         parser.error(f"--compare: no such file: {args.compare}")
-    simulations = parse_simulations(parser, "--simulations", args.simulations)
-    if simulations == BY_TABLE:
-        simulations = default_simulations(args.players)
-    read_search_flags(parser, args)
+    read_one_search_flags(parser, args, args.players)
     # The search's settings, kept in --out's settings: the oracle is an object, which the
     # measurement's own settings know by its description only.
     search = {
-        "simulations": simulations,
+        "simulations": args.simulations,
         "candidates": args.candidates,
         "margin": args.margin,
         "pool_limit": args.pool_limit,
         "rollouts": args.rollouts,
-        "others_rollouts": parse_others_rollouts(parser, args.others_rollouts),
+        "others_rollouts": args.others_rollouts,
     }
     try:
         oracle = OracleMaster(0, **search)

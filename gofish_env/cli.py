@@ -34,10 +34,14 @@ from rich.progress import (
 from gofish_env.cpus import COMPILED_LEVELS, CPU_LEVELS
 from gofish_env.master import (
     BY_TABLE,
+    DEFAULT_CANDIDATES,
     DEFAULT_MARGIN,
     DEFAULT_POOL_LIMIT,
+    DEFAULT_SIMULATIONS,
     POOL_LIMIT_TABLE,
     ROLLOUTS_TABLE,
+    SIMULATIONS_TABLE,
+    default_simulations,
 )
 from gofish_env.rules import Rules
 
@@ -154,6 +158,52 @@ def read_search_flags(parser: argparse.ArgumentParser, args: argparse.Namespace)
     args.pool_limit = parse_pool_limit(parser, "--pool-limit", args.pool_limit)
     if "rollouts" in vars(args):
         args.rollouts = parse_rollouts(parser, "--rollouts", args.rollouts)
+
+
+SAME_LEVEL = "same"  # --others-rollouts: the other seats play at the --rollouts level
+
+
+def add_one_search_flags(parser: argparse.ArgumentParser, searcher: str = "master") -> None:
+    """The flags of one ``MasterCPU`` search (a measurement of one budget): ``--simulations``
+    and ``--candidates``, ``add_search_flags``' flags, and ``--others-rollouts`` (the seats
+    other than the ``searcher``'s in the rollouts). ``read_one_search_flags`` checks them."""
+    parser.add_argument(
+        "--simulations",
+        default=str(DEFAULT_SIMULATIONS),
+        help="rollouts a search plays over all its candidates; table: "
+        f"{SIMULATIONS_TABLE}; kept in a run's settings as the number",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=DEFAULT_CANDIDATES,
+        help="asks each search compares, expert's choice first",
+    )
+    add_search_flags(parser)
+    parser.add_argument(
+        "--others-rollouts",
+        default=SAME_LEVEL,
+        help=f"the compiled CPU level that plays the seats other than {searcher}'s in the "
+        f"rollouts; {SAME_LEVEL}: the --rollouts level",
+    )
+
+
+def read_one_search_flags(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, players: int
+) -> bool:
+    """Refuse bad values of ``add_one_search_flags``' flags and turn them into ``MasterCPU``'s
+    settings in ``args``: ``simulations`` becomes the number (the table's at ``players``).
+    Returns whether the budget was the table's."""
+    args.simulations = parse_simulations(parser, "--simulations", args.simulations)
+    by_table = args.simulations == BY_TABLE
+    if by_table:
+        args.simulations = default_simulations(players)
+    read_search_flags(parser, args)
+    others = parse_rollouts(
+        parser, "--others-rollouts", args.others_rollouts, SAME_LEVEL, "the --rollouts level"
+    )
+    args.others_rollouts = None if others == SAME_LEVEL else others
+    return by_table
 
 
 def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[str]:

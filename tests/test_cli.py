@@ -19,8 +19,14 @@ from helpers import usage_error
 
 from gofish_baselines import ladder, master_strength, tournament
 from gofish_env import cli, play
-from gofish_env.cli import add_search_flags, output_problem, read_search_flags
-from gofish_env.master import DEFAULT_ROLLOUTS, MasterCPU
+from gofish_env.cli import (
+    add_one_search_flags,
+    add_search_flags,
+    output_problem,
+    read_one_search_flags,
+    read_search_flags,
+)
+from gofish_env.master import DEFAULT_ROLLOUTS, MasterCPU, default_simulations
 from gofish_training import evaluate
 from gofish_web import replay_page
 
@@ -278,6 +284,35 @@ def test_the_search_flags_default_to_masters_settings_and_read_into_them():
     args = without_rollouts.parse_args(["--margin", "2"])
     read_search_flags(without_rollouts, args)
     assert "rollouts" not in vars(args) and args.margin == 2.0
+
+
+def test_one_searchs_flags_read_the_table_budget_at_the_tables_players_and_same_as_none():
+    parser = argparse.ArgumentParser()
+    add_one_search_flags(parser)
+    args = parser.parse_args([])
+    assert read_one_search_flags(parser, args, 2) is True
+    assert args.simulations == default_simulations(2) != default_simulations(4)
+    assert (args.candidates, args.others_rollouts) == (MasterCPU().candidates, None)
+    assert args.margin == MasterCPU().margin  # add_search_flags' flags come with them
+    args = parser.parse_args(["--simulations", "64", "--others-rollouts", "easy"])
+    assert read_one_search_flags(parser, args, 4) is False
+    assert (args.simulations, args.others_rollouts) == (64, "easy")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--simulations", "0"], "--simulations: got '0'; allowed: an integer >= 1, or table"),
+        (["--others-rollouts", "master"], "--others-rollouts: got 'master'; allowed: "),
+    ],
+)
+def test_one_searchs_bad_flags_are_refused_by_name(capsys, argv, message):
+    parser = argparse.ArgumentParser()
+    add_one_search_flags(parser)
+    with pytest.raises(SystemExit) as stopped:
+        read_one_search_flags(parser, parser.parse_args(argv), 2)
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def _training_main(name: str):
