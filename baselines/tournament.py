@@ -53,7 +53,7 @@ from gofish_env.evaluation.kept import (
     read_games,
 )
 from gofish_env.players import MIX_PREFIX
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 
 
 def run_tournament(
@@ -93,10 +93,11 @@ def run_tournament(
     rules = Rules.resolve(players, rules)
     refuse_match_play(rules)
     for name, value, low in (("games", games, 1), ("workers", workers, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_integer(value) or value < low:
             raise ValueError(f"{name}: got {value!r}; allowed: an integer >= {low}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if not is_integer(seed):
         raise ValueError(f"seed: got {seed!r}; allowed: an integer")
+    games, workers, seed = int(games), int(workers), int(seed)  # NumPy's as Python's
     entrant_list = make_entrants(entrants, rules)
     lineups = make_lineups(len(entrant_list), rules.players)
     deals = deal_count(games, rules.players, len(lineups))

@@ -28,7 +28,7 @@ from gofish_env.observation import (
 from gofish_env.players import Turn
 from gofish_env.render import render_table, render_view
 from gofish_env.rewards import COMPONENTS, RewardCalculator, RewardScheme, check_illegal_action
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 from gofish_env.scene import recent_events, seat_scene, table_scene
 
 DEFAULT_MAX_ASKS = 1000
@@ -176,7 +176,9 @@ class raw_env(AECEnv):
         super().__init__()
         self.rules = Rules.resolve(players, rules)
         check_render_mode(render_mode, self.metadata["render_modes"])
-        is_seat = isinstance(render_view, int) and not isinstance(render_view, bool)
+        is_seat = is_integer(render_view)
+        if is_seat:
+            render_view = int(render_view)
         if render_view not in RENDER_VIEWS and not (
             is_seat and render_view in range(self.rules.players)
         ):
@@ -184,11 +186,11 @@ class raw_env(AECEnv):
                 f"render_view: got {render_view!r}; allowed: 'current', 'table', or a seat "
                 f"from 0 to {self.rules.players - 1}"
             )
-        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+        if not is_integer(max_asks) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
         self.render_mode = render_mode
         self.render_view = render_view
-        self.max_asks = max_asks
+        self.max_asks = int(max_asks)
         self.layout = ObservationLayout(self.rules, history)
         self.codec = ActionCodec(self.rules)
         self.reward_scheme = RewardScheme.make(reward)

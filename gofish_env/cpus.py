@@ -39,6 +39,7 @@ import numpy as np
 
 from gofish_env.cards import MAX_RANK_POINTS, RANK_POINTS
 from gofish_env.knowledge import AskRecord, PlayerView
+from gofish_env.rules import seeded_random
 
 LegalAsk = tuple[int, int]  # (target seat, wanted): one of PlayerView.legal_asks
 
@@ -49,13 +50,13 @@ class CPU(ABC):
     name = "cpu"
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self.rng = seeded_random(seed)
         self._forget()
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game (forget any plan), reseeding if a seed is given."""
         if seed is not None:
-            self.rng = random.Random(seed)
+            self.rng = seeded_random(seed)
         self._forget()
 
     def _forget(self) -> None:  # noqa: B027 (most levels remember nothing)

@@ -8,7 +8,6 @@ operations; randomness is used only for the shuffle (and a random first player).
 from __future__ import annotations
 
 import operator
-import random
 from collections.abc import Sequence
 from functools import cache
 from itertools import product
@@ -40,7 +39,7 @@ from gofish_env.events import (
     Pass,
     rank_plural,
 )
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, seeded_random
 
 
 class IllegalAsk(ValueError):
@@ -57,7 +56,7 @@ class Game:
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None):
         rules = Rules() if rules is None else rules
-        rng = random.Random(seed)
+        rng = seeded_random(seed)
         deck = build_deck(rules.decks, rules.jokers)
         rng.shuffle(deck)
         players = rules.players

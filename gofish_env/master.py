@@ -47,6 +47,7 @@ import numpy as np
 
 from gofish_env.cpus import COMPILED_LEVELS, CPU, CPU_LEVELS, ExpertCPU, LegalAsk, group_asks
 from gofish_env.knowledge import PlayerView
+from gofish_env.rules import is_integer, is_number
 
 BY_TABLE = "table"  # a setting taken from the number of players
 DEFAULT_SIMULATIONS = BY_TABLE  # rollouts a search plays, over all its candidates
@@ -80,8 +81,9 @@ OVERRIDE_LEAD = 1.0  # how far the searched ask is put above expert's best in ``
 
 
 def _whole(value, least: int) -> bool:
-    """Whether ``value`` is an integer (not a bool) of at least ``least``."""
-    return not isinstance(value, bool) and isinstance(value, int) and value >= least
+    """Whether ``value`` is an integer (Python's or NumPy's, not a bool) of at least
+    ``least``."""
+    return is_integer(value) and value >= least
 
 
 def _position(view: PlayerView) -> tuple:
@@ -174,18 +176,18 @@ class MasterCPU(CPU):
             )
         if not _whole(candidates, 2):
             raise ValueError(f"candidates: got {candidates!r}; allowed: an integer >= 2")
-        self.simulations = simulations
-        self.candidates = candidates
-        if isinstance(margin, bool) or not isinstance(margin, int | float) or not margin >= 0:
+        self.simulations = simulations if simulations == BY_TABLE else int(simulations)
+        self.candidates = int(candidates)
+        if not is_number(margin) or not margin >= 0:
             raise ValueError(f"margin: got {margin!r}; allowed: a number >= 0")
         self.margin = float(margin)
-        if pool_limit not in (None, BY_TABLE) and (
-            isinstance(pool_limit, bool) or not isinstance(pool_limit, int) or pool_limit < 0
-        ):
+        if pool_limit not in (None, BY_TABLE) and not _whole(pool_limit, 0):
             raise ValueError(
                 f"pool_limit: got {pool_limit!r}; allowed: an integer >= 0, None (search at "
                 f"every decision), or {BY_TABLE!r} (by table: default_pool_limit)"
             )
+        if _whole(pool_limit, 0):
+            pool_limit = int(pool_limit)
         self.pool_limit = pool_limit  # search only when the pool holds at most this many
         check_play_model(assume_sure_hits, most_held)
         self.assume_sure_hits = assume_sure_hits

@@ -11,11 +11,9 @@ are the seats with the top score (several share the win on a tie).
 
 from __future__ import annotations
 
-import random
-
 from gofish_env.events import Event
 from gofish_env.game import Game, IllegalAsk
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, seeded_random
 
 # Seeds of the games in a match are drawn from this many bits of the match's generator.
 _SEED_BITS = 64
@@ -35,7 +33,7 @@ class Match:
         self.rules = rules
         self._players = rules.players
         self._target = rules.match_target
-        self._rng = random.Random(seed)
+        self._rng = seeded_random(seed)
         self._first = rules.first_seat(self._rng)
         self._scores = [0] * rules.players
         self._results: list[tuple[int, ...]] = []

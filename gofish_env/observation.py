@@ -22,7 +22,7 @@ import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
 from gofish_env.events import Ask, Catch, Deal, Draw, GameOver, GoFish, Hit, Out
 from gofish_env.knowledge import PlayerView, PublicKnowledge
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 
 DEFAULT_HISTORY = 8
 
@@ -81,11 +81,11 @@ class ObservationLayout(Layout):
     """Named sections of the observation for given rules and history length."""
 
     def __init__(self, rules: Rules, history: int = DEFAULT_HISTORY):
-        if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+        if not is_integer(history) or history < 0:
             raise ValueError(f"history: got {history!r}; allowed: an integer >= 0")
         players, ranks, asks = rules.players, rules.ranks, rules.ask_count
         self.rules = rules
-        self.history = history
+        self.history = int(history)
         self.max_held = rules.set_size - 1
         self.max_hand = sum(min(rules.copies_of(r), self.max_held) for r in range(ranks))
         self.max_points = rules.total_points
@@ -180,7 +180,7 @@ class StateLayout(Layout):
         observation = ObservationLayout(rules, history)
         players, asks = rules.players, rules.ask_count
         self.rules = rules
-        self.history = history
+        self.history = observation.history
         self.observation = observation
         # A card index (rank * 4 + suit; the joker 52) counts for its rank, or with exact-card
         # asks for itself; each entry is divided by its copies in the deck.

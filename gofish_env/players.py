@@ -39,7 +39,7 @@ from gofish_env.agent_files import AgentFileError, check_agent_rules, read_agent
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.knowledge import PlayerView
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout, encode
-from gofish_env.rules import Rules, rules_name
+from gofish_env.rules import Rules, rules_name, seeded_random
 
 MODEL_PREFIX = "model:"
 MIX_PREFIX = "mix:"
@@ -187,7 +187,7 @@ class PlayerMix:
 
     def reset(self, seed: int | None) -> None:
         if seed is not None:
-            self.rng = random.Random(seed)
+            self.rng = seeded_random(seed)
         self.current = self.rng.choice(self.members)
         self.current.reset(self.rng.randrange(2**63))
 

@@ -8,6 +8,7 @@ combination raises ``ValueError`` naming the field, the value and what is allowe
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -120,6 +121,10 @@ class Rules:
         return dataclasses.replace(self, **changes)
 
     def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):  # NumPy's integers are kept as Python's
+            value = getattr(self, field.name)
+            if is_integer(value) and type(value) is not int:
+                object.__setattr__(self, field.name, int(value))
         _check_int("players", self.players, 2, 6)
         _check_choice("set_size", self.set_size, SET_SIZE_CHOICES)
         _check_choice("decks", self.decks, DECKS_CHOICES)
@@ -287,8 +292,26 @@ def rules_name(rules: Rules) -> str:
     return rules.describe(leave_out=("players",))
 
 
+def is_integer(value: Any) -> bool:
+    """Whether ``value`` is an integer, Python's or NumPy's (any ``numbers.Integral``), and
+    not a bool: every integer setting takes both (and keeps a Python ``int``)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number, Python's or NumPy's, and not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def seeded_random(seed: int | None) -> random.Random:
+    """A generator from an integer seed (Python's or NumPy's), or unseeded for None."""
+    if seed is not None and not is_integer(seed):
+        raise ValueError(f"seed: got {seed!r}; allowed: an integer, or None (unseeded)")
+    return random.Random(None if seed is None else int(seed))
+
+
 def _check_int(field: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if not is_integer(value) or not low <= value <= high:
         raise ValueError(f"{field}: got {value!r}; allowed: an integer from {low} to {high}")
 
 
@@ -305,7 +328,7 @@ def _check_choice_or_int(
     """A named choice, or an integer from ``low`` to ``high`` (``what`` it counts)."""
     if isinstance(value, str) and value in choices:
         return
-    if not isinstance(value, bool) and isinstance(value, int) and low <= value <= high:
+    if is_integer(value) and low <= value <= high:
         return
     named = ", ".join(repr(choice) for choice in choices)
     raise ValueError(

@@ -58,7 +58,7 @@ from gofish_env.cpus import ExpertCPU
 from gofish_env.events import Ask, Catch, Deal, Draw, EmptyHandDraw, GoFish, Hit
 from gofish_env.game import Game
 from gofish_env.knowledge import PlayerView, PublicKnowledge
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer, is_number
 
 DEFAULT_STEPS = 4  # chain proposals between two worlds, per slot in a hand
 BURN_IN = 20  # the same, before the first world
@@ -358,7 +358,7 @@ def check_play_model(assume_sure_hits: bool, most_held: float) -> None:
     """Refuse settings of the model of the others' play, naming the field."""
     if not isinstance(assume_sure_hits, bool):
         raise ValueError(f"assume_sure_hits: got {assume_sure_hits!r}; allowed: True, False")
-    if isinstance(most_held, bool) or not isinstance(most_held, int | float) or not most_held >= 0:
+    if not is_number(most_held) or not most_held >= 0:
         raise ValueError(f"most_held: got {most_held!r}; allowed: a number >= 0")
 
 
@@ -378,14 +378,14 @@ class WorldSampler:
         assume_sure_hits: bool = False,
         most_held: float = 0.0,
     ):
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        if not is_integer(steps) or steps < 1:
             raise ValueError(f"steps: got {steps!r}; allowed: an integer >= 1")
         check_play_model(assume_sure_hits, most_held)
         self.view = view
-        self.steps = steps
+        self.steps = int(steps)
         if seed is None:
             seed = secrets.randbits(64)
-        elif isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        elif not is_integer(seed):
             raise ValueError(f"seed: got {seed!r}; allowed: an integer, or None (unseeded)")
         self._state = np.array([int(seed) % 2**64], np.uint64)
         self.search_moves = 0
@@ -520,8 +520,9 @@ class WorldSampler:
     def sample(self, count: int, keep_deals: bool = False) -> SampledWorlds:
         """``count`` worlds: the hands and the pool now (and the dealt worlds with
         ``keep_deals``)."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        if not is_integer(count) or count < 1:
             raise ValueError(f"count: got {count!r}; allowed: an integer >= 1")
+        count = int(count)
         model = self.model
         rules = model.rules
         hands = np.empty((count, rules.players, rules.ranks), np.int64)

@@ -40,7 +40,7 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation import Entrant, Measurement, play_deals, summarize
 from gofish_env.evaluation.kept import interrupted_message, play_kept, run_until_interrupted
 from gofish_env.players import load_agent
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 
 DEFAULT_CPUS = ("random", "easy", "normal", "hard")
 
@@ -80,8 +80,9 @@ def evaluate(
     (``LEVEL.jsonl``), and gone on from (``gofish_env.evaluation.kept``); ``say`` is told
     what was found there."""
     rules = Rules() if rules is None else rules
-    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+    if not is_integer(deals) or deals < 1:
         raise ValueError(f"deals: got {deals!r}; allowed: an integer >= 1")
+    deals = int(deals)
     if isinstance(cpus, str) or len(cpus) < 1:
         raise ValueError(
             f"cpus: got {cpus!r}; allowed: a sequence of at least one CPU level "

@@ -55,7 +55,7 @@ from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.players import MIX_PREFIX, make_player, mix_members
 from gofish_env.rewards import check_illegal_action
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 
 ENV_NAME = "gofish"
 LEARNER = "learner"
@@ -151,12 +151,13 @@ class EnvSettings:
             seats = plan.default_learner_seats(rules.players)
         low = rules.players if plan.selfplay else 1
         high = rules.players if plan.selfplay else rules.players - 1
-        if isinstance(seats, bool) or not isinstance(seats, int) or not low <= seats <= high:
+        if not is_integer(seats) or not low <= seats <= high:
             allowed = f"{low}" if low == high else f"an integer from {low} to {high}"
             raise ValueError(
                 f"learner_seats: got {seats!r} with opponents {config.get('opponents')!r}; "
                 f"allowed: {allowed}"
             )
+        seats = int(seats)
         illegal_action = config.get("illegal_action", "terminate")
         illegal_reward = check_illegal_action(illegal_action, config.get("illegal_reward", -1.0))
         return cls(

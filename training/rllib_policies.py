@@ -31,6 +31,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from gofish_env.evaluation.stats import derive_seed
+from gofish_env.rules import is_integer
 from gofish_training.rllib_env import LEARNER, SNAPSHOT, OpponentPlan, role_of
 from gofish_training.rllib_module import MaskedActorCritic
 
@@ -82,7 +83,7 @@ class PolicySetup:
 
     def __post_init__(self) -> None:
         pool = self.snapshot_pool
-        if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
+        if not is_integer(pool) or pool < 1:
             raise ValueError(f"snapshot_pool: got {pool!r}; allowed: an integer >= 1")
 
     @property

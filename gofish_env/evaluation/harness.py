@@ -40,7 +40,7 @@ from gofish_env.game import Game
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
 from gofish_env.players import MODEL_PREFIX, SeatPlayer, make_player, seat_copy
 from gofish_env.replay import Replay
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,12 @@ class Measurement:
         refuse_match_play(self.rules)
         # Checked here, before any game or kept file: a Python caller gets no command's
         # checks (max_asks=0 played 0-ask games that every seat "won"; seed=1.5 was cut).
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+        if not is_integer(self.seed):
             raise ValueError(f"seed: got {self.seed!r}; allowed: an integer")
         asks = self.max_asks
-        if isinstance(asks, bool) or not isinstance(asks, int) or asks < 1:
+        if not is_integer(asks) or asks < 1:
             raise ValueError(f"max_asks: got {asks!r}; allowed: an integer >= 1")
+        self.seed, self.max_asks = int(self.seed), int(asks)  # NumPy's kept as Python's
         if self.engine not in ENGINES:
             allowed = ", ".join(repr(engine) for engine in ENGINES)
             raise ValueError(f"engine: got {self.engine!r}; allowed: {allowed}")

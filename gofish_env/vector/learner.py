@@ -24,7 +24,7 @@ from gofish_env.gym_env import (
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.players import MIX_PREFIX, check_player_spec, make_player, mix_members, seat_copy
 from gofish_env.rewards import COMPONENTS, RewardScheme
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 from gofish_env.vector import play
 from gofish_env.vector.cpus import LEVEL_CODES, NOT_COMPILED
 from gofish_env.vector.engine import seed_state
@@ -104,8 +104,9 @@ class LearnerBatch(NotCopyable):
         self.num_envs = _count("num_envs", num_envs)
         players = rules.players
         seat = check_seat(seat, players)
-        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+        if not is_integer(max_asks) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
+        max_asks = int(max_asks)
         check_max_asks(max_asks, rules, seat)
         self.rules = rules
         self.seat_choice = seat

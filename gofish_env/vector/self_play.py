@@ -26,7 +26,7 @@ from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.gym_env import MAX_REDEALS
 from gofish_env.observation import DEFAULT_HISTORY
 from gofish_env.rewards import COMPONENTS, RewardScheme
-from gofish_env.rules import Rules
+from gofish_env.rules import Rules, is_integer
 from gofish_env.vector import play
 from gofish_env.vector.game import VectorGame, _count
 from gofish_env.vector.structs import NotCopyable
@@ -49,8 +49,9 @@ class SelfPlayVectorEnv(NotCopyable):
     ):
         self.rules = Rules.resolve(players, rules)
         self.num_envs = _count("num_envs", num_envs)
-        if isinstance(max_asks, bool) or not isinstance(max_asks, int) or max_asks < 1:
+        if not is_integer(max_asks) or max_asks < 1:
             raise ValueError(f"max_asks: got {max_asks!r}; allowed: an integer >= 1")
+        max_asks = int(max_asks)
         self.max_asks = max_asks
         self.scheme = RewardScheme.make(reward)
         self.weights = np.array([self.scheme.weights.get(name, 0.0) for name in COMPONENTS], float)
