@@ -5,12 +5,15 @@ sent (counterfactual deals, as in tests/test_no_leak.py)."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import pickle
 import random
 import signal
 import subprocess
 import sys
+import zipfile
 
 import httpx
 import pytest
@@ -19,6 +22,7 @@ from test_no_leak import alternative_worlds, make_scenario
 from web_helpers import check_payloads, play_through_api
 
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.cpus import CPU_LEVELS
 from gofish_env.replay import Replay
 from gofish_web.server import create_app, running
 from gofish_web.tables import HUMAN, TableRegistry, WebTable
@@ -308,14 +312,52 @@ def test_replays_are_listed_and_opened(server):
 
 
 @pytest.mark.torch  # the saved agents
-def test_a_saved_agent_takes_a_seat(server, agents):
-    client, _, _ = server
+def test_a_saved_agent_takes_a_seat(agents):
     spec = "model:" + agents["recorded"]
-    table = new_table(client, players=4, seats=[HUMAN, spec, "hard", spec], seed=6)
-    payloads = play_through_api(client, table)
+    app = create_app(TableRegistry(), agents=[agents["recorded"]])
+    with running(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        offered = client.get("/api/options").json()["agents"]
+        assert offered == [{"spec": spec, "label": "model tiny"}]
+        table = new_table(client, players=4, seats=[HUMAN, spec, "hard", spec], seed=6)
+        payloads = play_through_api(client, table)
+        refused = client.post("/api/tables", json={"players": 3, "seats": [HUMAN, spec, "hard"]})
     assert payloads[-1]["labels"] == ["you", "model tiny", "hard CPU", "model tiny"]
-    refused = client.post("/api/tables", json={"players": 3, "seats": [HUMAN, spec, "hard"]})
     assert refused.status_code == 422 and "trained for 4 players" in refused.text
+
+
+class Unpickled:
+    """What a crafted agent file holds: unpickling it creates the file ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_only_the_agents_given_with_agent_may_be_seats(server, tmp_path):
+    """A saved agent is unpickled when loaded: a page may name only the agents the server
+    was started with, and any other path is refused without looking at the file (nothing
+    loaded, and the same answer whether the file exists or not)."""
+    client, _, _ = server
+    marker = tmp_path / "unpickled"
+    crafted = tmp_path / "agent.zip"
+    with zipfile.ZipFile(crafted, "w") as archive:
+        serialized = base64.b64encode(pickle.dumps(Unpickled(marker))).decode()
+        archive.writestr("data", json.dumps({"policy_class": {":serialized:": serialized}}))
+    answers = {}
+    for path in (crafted, tmp_path / "missing.zip", tmp_path):
+        spec = f"model:{path}"
+        answer = client.post("/api/tables", json={"players": 2, "seats": [HUMAN, spec]})
+        assert answer.status_code == 422
+        answers[path] = answer.json()["detail"].replace(str(path), "PATH")
+    assert not marker.exists()
+    assert len(set(answers.values())) == 1
+    assert answers[crafted] == (
+        "seats: 'model:PATH' is not a player this server offers (saved agents are the ones "
+        f"given with gofish-web --agent); allowed: 'human', {', '.join(CPU_LEVELS)}"
+    )
+    assert client.get("/api/options").json()["agents"] == []
 
 
 # ----------------------------------------------------------------------------- no leaks

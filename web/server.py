@@ -8,7 +8,8 @@ HTML and JavaScript (``static/``). The JSON API the page uses:
 
 - ``GET /api/options``: CPU levels, presets, the agents given with ``--agent``;
 - ``POST /api/tables`` ``{"players": 4, "rules": "table", "seats": ["human", "hard", ...],
-  "seed": null}``: a new table; answers its ``id`` and the ``token`` of its page;
+  "seed": null}``: a new table; answers its ``id`` and the ``token`` of its page. A seat is
+  ``human``, a CPU level or one of the agents given with ``--agent`` (no other file);
 - ``GET /api/tables/{id}?token=...&view=...``: what the page shows (``WebTable.payload``);
 - ``POST /api/tables/{id}/ask`` ``{"token", "target", "wanted"}``: the person's ask;
 - ``POST /api/tables/{id}/advance`` ``{"token", "view"}``: the next CPU's move;
@@ -121,6 +122,7 @@ def create_app(
     app.state.registry = registry
     uploads: OrderedDict[str, Replay] = OrderedDict()
     replay_folder = None if replays is None else Path(replays)
+    agent_specs = [MODEL_PREFIX + path for path in agents]  # the only model seats a page may name
 
     @app.exception_handler(TableError)
     def table_error(request: Request, error: TableError) -> JSONResponse:
@@ -151,10 +153,7 @@ def create_app(
         return {
             "cpus": list(CPU_LEVELS),
             "presets": {name: Rules.PRESET_MAX_PLAYERS.get(name, 6) for name in Rules.PRESETS},
-            "agents": [
-                {"spec": MODEL_PREFIX + path, "label": player_label(MODEL_PREFIX + path)}
-                for path in agents
-            ],
+            "agents": [{"spec": spec, "label": player_label(spec)} for spec in agent_specs],
             "replays": replay_folder is not None,
         }
 
@@ -173,7 +172,7 @@ def create_app(
                 422, f"seats: {len(seats)} given for {request.players} players; give one each"
             )
         for spec in seats:
-            check_seat_spec(spec, rules)
+            check_seat_spec(spec, rules, agent_specs)
         table = registry.create(rules, seats, request.seed)
         return {"id": table.id, "token": table.token, "human": table.human}
 

@@ -28,7 +28,6 @@ from gofish_env.game import Game, IllegalAsk
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.observation import ObservationLayout
 from gofish_env.players import (
-    MODEL_PREFIX,
     SeatPlayer,
     check_player_spec,
     make_player,
@@ -266,15 +265,19 @@ class TableRegistry:
         return unfinished
 
 
-def check_seat_spec(spec: str, rules: Rules) -> None:
-    """Refuse a seat that names no player (for a 422 before the table is made)."""
+def check_seat_spec(spec: str, rules: Rules, agents: Sequence[str] = ()) -> None:
+    """Refuse a seat that names no player the server offers (for a 422 before the table is
+    made): ``human``, a CPU level, or one of ``agents`` (the ``model:PATH`` specs given
+    with ``gofish-web --agent``). Any other model path is refused before the file is looked
+    at: loading a saved agent unpickles it, and a page must not name a file of its choice."""
     if spec == HUMAN:
         return
-    if not spec.startswith(MODEL_PREFIX) and spec not in CPU_LEVELS:
+    if spec not in CPU_LEVELS and spec not in agents:
+        allowed = ", ".join(["'human'", *CPU_LEVELS, *agents])
         raise TableError(
             422,
-            f"seats: unknown player {spec!r}; allowed: 'human', {', '.join(CPU_LEVELS)}, "
-            f"or model:PATH.zip",
+            f"seats: {spec!r} is not a player this server offers (saved agents are the ones "
+            f"given with gofish-web --agent); allowed: {allowed}",
         )
     try:
         check_player_spec(spec, rules)
