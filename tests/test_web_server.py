@@ -22,6 +22,7 @@ from test_no_leak import alternative_worlds, make_scenario
 from web_helpers import check_payloads, play_through_api
 
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.replay import Replay
 from gofish_web.server import create_app, running
@@ -309,6 +310,46 @@ def test_replays_are_listed_and_opened(server):
     assert refused.status_code == 422 and "asks[0]: the engine refuses it" in refused.text
     page = client.get(f"/tables/{table['id']}/replay.html")
     assert page.status_code == 200 and "<!doctype html>" in page.text
+
+
+def test_a_game_is_cut_off_at_the_ask_limit(tmp_path):
+    """Saved agents play deterministically and can repeat the same asks for ever: a game
+    still on after ``max_asks`` asks is cut off there (as in the envs and the harness),
+    scored as it stands, saved, and marked so in its payload and its replay."""
+    assert TableRegistry().max_asks == WebTable(Rules(players=2), ["easy"] * 2).max_asks
+    assert TableRegistry().max_asks == DEFAULT_MAX_ASKS
+    folder = tmp_path / "replays"
+    registry = TableRegistry(replays=folder, max_asks=6)
+    app = create_app(registry, replays=folder)
+    with running(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        for seats in (["easy"] * 3, [HUMAN, "easy"]):
+            table = new_table(client, players=len(seats), seats=seats, seed=1)
+            payloads = play_through_api(client, table)
+            assert not any(payload["truncated"] for payload in payloads[:-1])
+            game = registry.get(table["id"]).game
+            assert game.num_asks == 6 and not game.is_over
+            last = payloads[-1]
+            assert last["over"] and last["truncated"]
+            assert last["waiting"] is None and last["legal"] == []
+            assert last["scene"]["current_player"] is None
+            status = last["scene"]["status"]
+            assert status.startswith("Cut off after 6 asks (the limit); as it stands, ")
+            token = table["token"]
+            moves = [("advance", {"token": token})]
+            if HUMAN in seats:
+                moves.append(("ask", {"token": token, "target": 1, "wanted": "2"}))
+            for move, body in moves:
+                answer = client.post(f"/api/tables/{table['id']}/{move}", json=body)
+                assert answer.status_code == 409 and "cut off after 6 asks" in answer.text
+            replay = Replay.from_dict(
+                client.get(f"/api/tables/{table['id']}/replay", params={"token": token}).json()
+            )
+            assert replay.meta["cut_off"] is True and replay.meta["max_asks"] == 6
+            assert replay.meta["leaders"] == list(game.leaders())
+            assert Replay.load(folder / f"web-{table['id']}.json").to_dict() == replay.to_dict()
+            page = client.get(f"/replays/web-{table['id']}.json").text
+            assert "Cut off after 6 asks (the ask limit), before the end of the game" in page
+    assert registry.count_unfinished() == 0  # saved as it ended, not as unfinished
 
 
 @pytest.mark.torch  # the saved agents

@@ -57,6 +57,13 @@ def page_data(replay: Replay) -> dict:
         about.append(f"Deal seed {replay.seed}")
     if game.is_over:
         about.append(table_scene(game, labels).status)
+    elif replay.meta.get("cut_off") is True:  # by an ask limit (gofish-web, the harness)
+        names = [replay.label(seat) for seat in game.leaders()]
+        standing = " and ".join(names) + (" share the win" if len(names) > 1 else " wins")
+        about.append(
+            f"Cut off after {asks(len(replay.asks))} (the ask limit), before the end of the "
+            f"game; as it stands, {standing}."
+        )
     else:
         about.append(f"Stopped after {asks(len(replay.asks))}, before the end of the game.")
     source = replay.meta.get("source")

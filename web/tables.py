@@ -8,6 +8,10 @@ public state), the public log with the seat's own draws noted, and its legal ask
 watched table, any seat's view or every hand face up. A person's page may ask only for its
 own seat's view (it holds the table's token); nothing else of the game leaves the server
 until the game is over, when the replay may be downloaded.
+
+A game still running after ``max_asks`` asks (``DEFAULT_MAX_ASKS``, as in the envs, the
+tournament and the harness) is cut off there and scored as it stands (``Game.leaders()``):
+saved agents play deterministically and can repeat the same asks for ever.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gofish_env.actions import ActionCodec
+from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.stats import derive_seed
@@ -54,7 +59,7 @@ class TableError(Exception):
 class WebTable:
     """One game at the web table. ``seats[s]`` is ``HUMAN`` (at most one) or a player spec
     (a CPU level, ``model:PATH.zip``, or any ``SeatPlayer``); the server plays every seat
-    that is not ``HUMAN``."""
+    that is not ``HUMAN``. The game is cut off after ``max_asks`` asks."""
 
     def __init__(
         self,
@@ -63,6 +68,7 @@ class WebTable:
         seed: int | None = None,
         game: Game | None = None,
         replays: str | Path | None = None,
+        max_asks: int = DEFAULT_MAX_ASKS,
     ):
         if len(seats) != rules.players:
             raise TableError(422, f"seats: {len(seats)} given for {rules.players} players")
@@ -72,6 +78,7 @@ class WebTable:
         self.id = secrets.token_hex(8)
         self.token = secrets.token_urlsafe(16)
         self.rules = rules
+        self.max_asks = max_asks
         self.seed = secrets.randbits(63) if seed is None and game is None else seed
         self.game = game if game is not None else Game(rules, seed=self.seed)
         self.human = humans[0] if humans else None
@@ -93,6 +100,23 @@ class WebTable:
         self.replays = None if replays is None else Path(replays)
         self.replay_file: Path | None = None
 
+    @property
+    def cut_off(self) -> bool:
+        """Stopped by the ask limit before the game's end."""
+        return not self.game.is_over and self.game.num_asks >= self.max_asks
+
+    @property
+    def over(self) -> bool:
+        """Over, or cut off: nobody moves any more."""
+        return self.game.is_over or self.cut_off
+
+    def check_on(self) -> None:
+        """Refuse a move once the game is over or cut off."""
+        if self.cut_off:
+            raise TableError(409, f"the game was cut off after {self.max_asks} asks (the limit)")
+        if self.game.is_over:
+            raise TableError(409, "the game is over")
+
     # ------------------------------------------------------------------ moves
 
     def ask(self, seat: int, target: int, wanted: str, seen: int | None = None) -> None:
@@ -110,8 +134,7 @@ class WebTable:
                 f"the game has moved on since this page last showed it ({seen} log entries; "
                 f"the table has {len(game.events)})",
             )
-        if game.is_over:
-            raise TableError(409, "the game is over")
+        self.check_on()
         if game.current_player != seat:
             raise TableError(
                 409, f"it is not your turn: {self.labels[game.current_player]} is to ask"
@@ -124,8 +147,7 @@ class WebTable:
     def advance(self) -> None:
         """Play the next move when it is a CPU's or an agent's."""
         game = self.game
-        if game.is_over:
-            raise TableError(409, "the game is over")
+        self.check_on()
         seat = game.current_player
         if seat not in self.players:
             raise TableError(409, "it is your turn: the table waits for you")
@@ -139,7 +161,7 @@ class WebTable:
         events = game.ask(target, wanted)
         for index, seat, cards in drawn_cards(pool, events):
             self.drawn[start + index] = (seat, cards)
-        if game.is_over and self.replays is not None and self.replay_file is None:
+        if self.over and self.replays is not None and self.replay_file is None:
             self.replay_file = self.replay().save(self.replays / f"web-{self.id}.json")
 
     # ------------------------------------------------------------------ what is sent
@@ -171,7 +193,11 @@ class WebTable:
             if cards and not shown and view in (seat, TABLE_VIEW):
                 entry["note"] = f"{'you drew' if seat == self.human else 'drew'} {' '.join(cards)}"
             log.append(entry)
-        to_move = game.current_player
+        scene = scene.to_dict()
+        if self.cut_off:  # nobody is to move; the status says how it stands
+            scene["current_player"] = None
+            scene["status"] = self.cut_off_status(view)
+        to_move = scene["current_player"]
         legal = []
         if to_move is not None and to_move == view:
             legal = [[target, self.wanted_name(wanted)] for target, wanted in game.legal_asks()]
@@ -183,12 +209,23 @@ class WebTable:
             "rules": rules_name(self.rules),
             "ask_for": self.rules.ask_for,
             "labels": self.labels,
-            "scene": scene.to_dict(),
+            "scene": scene,
             "log": log,
             "legal": legal,
             "waiting": None if to_move is None else ("you" if to_move == self.human else "cpu"),
-            "over": game.is_over,
+            "over": self.over,
+            "truncated": self.cut_off,
         }
+
+    def cut_off_status(self, view: int | str) -> str:
+        """``"Cut off after 1000 asks (the limit); as it stands, you win."``"""
+        leaders = self.game.leaders()
+        names = ["you" if seat == view else self.labels[seat] for seat in leaders]
+        if len(names) > 1:
+            standing = f"{' and '.join(names)} share the win"
+        else:
+            standing = f"{names[0]} {'win' if leaders[0] == view else 'wins'}"
+        return f"Cut off after {self.game.num_asks} asks (the limit); as it stands, {standing}."
 
     def wanted_name(self, wanted: int) -> str:
         """A rank or card index as its string (``"Q"``, ``"QH"``)."""
@@ -197,25 +234,35 @@ class WebTable:
         return RANK_NAMES[wanted]
 
     def replay(self) -> Replay:
-        """The replay of the game; with a person at the table only once it is over."""
-        if self.human is not None and not self.game.is_over:
+        """The replay of the game; with a person at the table only once it is over. A game
+        cut off is marked as the harness marks one (``max_asks``, ``cut_off``, ``leaders``)."""
+        if self.human is not None and not self.over:
             raise TableError(409, "the replay shows every hand: it is given once the game is over")
         meta = {"source": "gofish-web", "table": self.id}
+        if self.cut_off:
+            meta.update(max_asks=self.max_asks, cut_off=True, leaders=list(self.game.leaders()))
         return Replay.from_game(self.game, self.seed, self.labels, meta)
 
 
 class TableRegistry:
     """Many tables at once, each with its own game, found by id. The least recently used
-    table is dropped when there are more than ``limit``."""
+    table is dropped when there are more than ``limit``. Each game is cut off after
+    ``max_asks`` asks."""
 
-    def __init__(self, limit: int = 1000, replays: str | Path | None = None):
+    def __init__(
+        self,
+        limit: int = 1000,
+        replays: str | Path | None = None,
+        max_asks: int = DEFAULT_MAX_ASKS,
+    ):
         self.limit = limit
         self.replays = replays
+        self.max_asks = max_asks
         self._tables: OrderedDict[str, WebTable] = OrderedDict()
         self._lock = threading.Lock()
 
     def create(self, rules: Rules, seats: Sequence[Any], seed: int | None = None) -> WebTable:
-        table = WebTable(rules, seats, seed, replays=self.replays)
+        table = WebTable(rules, seats, seed, replays=self.replays, max_asks=self.max_asks)
         return self.add(table)
 
     def add(self, table: WebTable) -> WebTable:
@@ -260,7 +307,7 @@ class TableRegistry:
         unfinished = []
         for table in tables:
             with table.lock:
-                if not table.game.is_over and table.game.num_asks > 0:
+                if not table.over and table.game.num_asks > 0:
                     unfinished.append(table)
         return unfinished
 
