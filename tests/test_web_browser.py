@@ -188,6 +188,17 @@ def test_watching_cpus_play_to_the_end_from_any_view(browser, site):
     assert len(texts(browser, "#log > div")) == game.num_events
 
 
+def test_the_lobby_deals_a_seed_above_2_to_the_53_exactly(browser, site):
+    """The server's own seeds (63 bits) are shown on replay pages; typed back into the
+    lobby, the same seed deals the same game (a JavaScript number would round it)."""
+    url, registry = site
+    seed = 2**62 + 1  # a JavaScript number would be 2**62: another deal
+    deal(browser, url, players=2, seed=seed, mode="watch")
+    (table,) = registry._tables.values()
+    assert table.seed == seed
+    assert table.game.start_position() == Game(Rules(players=2), seed=seed).start_position()
+
+
 def played_replay(seed: int) -> tuple[Replay, list[Game]]:
     """A replay, and the game as it stood after the deal and after each ask."""
     rules = Rules(players=3)

@@ -137,6 +137,9 @@ def bad_requests(table: dict, watched: dict) -> list:
         ),
         ("post", "/api/tables", None, {"players": True}, 422, "valid integer"),
         ("post", "/api/tables", None, {"seed": True}, 422, "valid integer"),
+        ("post", "/api/tables", None, {"seed": "1.5"}, 422, "valid integer"),
+        ("post", "/api/tables", None, {"seed": "\u00b2"}, 422, "valid integer"),
+        ("post", "/api/tables", None, {"seed": str(2**63)}, 422, "less than or equal to"),
         ("get", url, {"token": token, "view": "\u00b2"}, None, 422, "view: got"),
         ("get", url, {"token": token, "view": "9" * 5000}, None, 422, "view: got"),
         ("post", "/api/tables", None, {"rules": "chess"}, 422, "unknown preset 'chess'"),
@@ -278,6 +281,14 @@ def test_many_tables_each_keep_their_own_game(server):
         for t in tables
     }
     assert seeds == set(range(6))
+
+
+def test_a_seed_may_be_sent_as_its_digits(server):
+    """The page sends the seed's digits: a JavaScript number rounds above 2**53."""
+    client, registry, _ = server
+    for seed in (0, 2**53 + 1, 2**63 - 1):
+        table = new_table(client, players=2, seats=["easy", "easy"], seed=str(seed))
+        assert registry.get(table["id"]).seed == seed
 
 
 def test_the_oldest_tables_are_dropped_past_the_limit():

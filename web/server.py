@@ -9,7 +9,8 @@ HTML and JavaScript (``static/``). The JSON API the page uses:
 - ``GET /api/options``: CPU levels, presets, the agents given with ``--agent``;
 - ``POST /api/tables`` ``{"players": 4, "rules": "table", "seats": ["human", "hard", ...],
   "seed": null}``: a new table; answers its ``id`` and the ``token`` of its page. A seat is
-  ``human``, a CPU level or one of the agents given with ``--agent`` (no other file);
+  ``human``, a CPU level or one of the agents given with ``--agent`` (no other file); the
+  seed may also be sent as its digits (``"123"``: a JavaScript number rounds above 2**53);
 - ``GET /api/tables/{id}?token=...&view=...``: what the page shows (``WebTable.payload``);
 - ``POST /api/tables/{id}/ask`` ``{"token", "target", "wanted"}``: the person's ask;
 - ``POST /api/tables/{id}/advance`` ``{"token", "view"}``: the next CPU's move;
@@ -43,7 +44,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from uvicorn.config import LOG_LEVELS
 
 from gofish_env.agent_files import AgentFileError
@@ -76,7 +77,21 @@ class NewTable(BaseModel):
         max_length=6,
         description="one per seat: 'human' (at most one), a CPU level or model:PATH.zip",
     )
-    seed: int | None = Field(None, ge=0, le=2**63 - 1, strict=True)
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=2**63 - 1,
+        strict=True,
+        description="an integer, or its decimal digits as a string (the page sends these: a "
+        "JavaScript number rounds a seed above 2**53)",
+    )
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def seed_digits(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) <= 20:
+            return int(value)
+        return value  # anything else is refused as no integer
 
 
 class AskBody(BaseModel):

@@ -96,7 +96,8 @@
     const seats = [];
     for (let s = 0; s < players; s++) seats.push(!watch && s === human ? "human" : $(`seat-${s}`).value);
     const body = {players, rules: $("rules").value, seats};
-    if ($("seed").value !== "") body.seed = Number($("seed").value);
+    // The seed's digits as typed: a Number would round a seed above 2**53 to another deal.
+    if ($("seed").value !== "") body.seed = $("seed").value.trim();
     say("lobby-message", "Dealing...");
     const answer = await api("POST", "/api/tables", body);
     if (!answer.ok) return say("lobby-message", reason(answer.data, answer.status), true);
