@@ -500,14 +500,16 @@ class Game:
                         asks_again = True
                 if not pool:
                     self._pool_emptied()
+            if asks_again:  # the fish did not fail: a pass from here goes left (rule 9)
+                next_seat = self._left[asker]
             emptied = () if sizes[asker] else (asker,)
         if emptied and not self._over:
             for seat in emptied:
                 if not self._out[seat]:
-                    self._emptied(
-                        seat,
-                        self._draw_now or (self._draw_on_turn and asks_again and seat == asker),
-                    )
+                    # An own-turn asker draws at once only if its turn goes on: with no
+                    # one left to ask it waits for its next turn (the rules' settled cases).
+                    keeps_asking = asks_again and seat == asker and self._has_someone_to_ask(seat)
+                    self._emptied(seat, self._draw_now or (self._draw_on_turn and keeps_asking))
                 if self._over:
                     break
         if not self._over:
@@ -692,6 +694,12 @@ class Game:
         if self._card_asks:
             return bool(self._wanted_cards(self._hands[seat]))
         return True
+
+    def _has_someone_to_ask(self, seat: int) -> bool:
+        """Whether another seat may be asked now (``_can_ask`` without the asker's hand)."""
+        if self._askable_empty and self._pool:
+            return not all(self._out[t] for t in self._others[seat])
+        return any(self._sizes[t] for t in self._others[seat])
 
     def _start_turn(self, seat: int) -> None:
         """Find the next seat able to ask, from ``seat`` going left: out seats are skipped,

@@ -606,6 +606,24 @@ def test_own_turn_draw_asker_emptied_as_its_turn_ends_waits_for_its_next_turn():
     assert len(game.hand(0)) == 1
 
 
+def test_own_turn_draw_asker_whose_hit_leaves_no_one_to_ask_waits_for_its_next_turn():
+    # Taking the last cards of the only hand left to ask ends the turn even on a hit: the
+    # emptied asker does not draw at once; the next player draws to start its turn.
+    rules = Rules.preset("ocean", players=2)
+    game = position(["7C 7D", "7H 7S"], pool_top=["2C", "2D"], rules=rules)
+    events = game.ask(1, "7")
+    assert events == [
+        Ask(0, 1, SEVEN),
+        Hit(0, 1, SEVEN, 2),
+        Catch(0, SEVEN),
+        Pass(0),
+        EmptyHandDraw(1, 1),  # seat 1 draws the 2C to start its turn, has no one to ask
+        Pass(1),
+        EmptyHandDraw(0, 1),  # and seat 0 draws the 2D to start its own
+    ]
+    assert (game.hand(0), game.hand(1), game.current_player) == (["2D"], ["2C"], 0)
+
+
 def test_never_draw_target_emptied_by_a_hit_does_not_draw():
     rules = Rules(players=3, empty_hand_draw="never")
     game = position(["7H QS", "7C 7D", "5C"], pool_top=["2H", "KD"], rules=rules)
@@ -710,6 +728,19 @@ def test_house_rule_after_a_miss_with_the_pool_empty_goes_to_the_player_asked():
     game = position(["7H 8H", "7C", "8C 8D", "7D 7S 8S"], rest=3, rules=rules)
     game.ask(2, "7")
     assert game.current_player == 2
+
+
+def test_house_rule_after_a_shown_fish_that_leaves_no_ask_the_turn_passes_left():
+    # The fish of the asked rank did not fail, so the turn does not go to the player asked:
+    # the asker, out of cards with the pool empty, passes to its left (rule 9).
+    rules = Rules(players=3, after_miss="asked")
+    caught = [[], ["4", "5", "6", "8", "9"], ["10", "J", "Q", "K", "A"]]
+    hands = ["7C 7D 7H", "2C 2D 3C 3H", "2H 2S 3D 3S"]
+    game = position(hands, pool_top=["7S"], rules=rules, catches=caught)
+    assert game.pool_cards() == ["7S"]
+    events = game.ask(2, "7")
+    assert events[:4] == [Ask(0, 2, SEVEN), GoFish(0, 2, SEVEN), Draw(0, SEVEN), Catch(0, SEVEN)]
+    assert game.is_out(0) and game.current_player == 1
 
 
 def test_exact_card_ask_hands_over_just_that_card_and_asks_again():

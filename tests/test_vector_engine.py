@@ -160,6 +160,32 @@ def test_a_catch_drops_the_sure_hit_assumption_as_the_python_knowledge_does(
     assert batch.state.skips[0].tolist() == skips
 
 
+@pytest.mark.parametrize(
+    ("rules", "hands", "pool_top", "catches", "ask"),
+    [
+        # An own-turn asker whose hit leaves no one to ask waits for its next turn to draw.
+        (Rules.preset("ocean", players=2), ["7C 7D", "7H 7S"], ["2C", "2D"], None, (1, "7")),
+        # After a shown fish that leaves no ask, the turn passes left, not to the one asked.
+        (
+            Rules(players=3, after_miss="asked"),
+            ["7C 7D 7H", "2C 2D 3C 3H", "2H 2S 3D 3S"],
+            ["7S"],
+            [[], ["4", "5", "6", "8", "9"], ["10", "J", "Q", "K", "A"]],
+            (2, "7"),
+        ),
+    ],
+    ids=["own_turn_hit_with_no_one_left", "after_miss_asked_shown_fish_out"],
+)
+def test_the_settled_turn_cases_play_as_in_the_python_engine(rules, hands, pool_top, catches, ask):
+    game = position(hands, pool_top=pool_top, rules=rules, catches=catches)
+    batch = VectorGame.from_games([copy.deepcopy(game)])
+    reference = Reference([game], 8)
+    target, rank_name = ask
+    game.ask(target, rank(rank_name))
+    batch.ask(np.array([target]), np.array([rank(rank_name)]))
+    compare(batch, reference)
+
+
 def test_the_comparison_catches_a_difference():
     """The harness is not vacuous: one changed bound, one card moved, are caught."""
     rules = Rules(players=3)

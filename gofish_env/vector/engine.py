@@ -237,6 +237,19 @@ def can_ask(S, K, g, seat):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
+def has_someone_to_ask(S, K, g, seat):
+    """``Game._has_someone_to_ask``."""
+    for other in range(K.players):
+        if other != seat:
+            if K.askable_empty and S.pool_len[g]:
+                if not S.out[g, other]:
+                    return True
+            elif S.sizes[g, other]:
+                return True
+    return False
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def start_turn(S, K, g, seat):
     """``Game._start_turn``: the next seat able to ask, from ``seat`` going left."""
     passes = 0
@@ -425,6 +438,8 @@ def ask(S, K, g, target, wanted):
                         asks_again = True
             if S.pool_len[g] == 0:
                 pool_emptied(S, K, g)
+        if asks_again:  # the fish did not fail: a pass from here goes left
+            next_seat = left_of(asker, K.players)
         empty_target = False
         empty_asker = S.sizes[g, asker] == 0
     if K.knowledge:
@@ -434,7 +449,8 @@ def ask(S, K, g, target, wanted):
         seat = target if k == 0 else asker
         empty = empty_target if k == 0 else empty_asker
         if empty and not S.over[g] and not S.out[g, seat]:
-            draw = K.draw_now or (K.draw_on_turn and asks_again and seat == asker)
+            keeps_asking = asks_again and seat == asker and has_someone_to_ask(S, K, g, seat)
+            draw = K.draw_now or (K.draw_on_turn and keeps_asking)
             emptied(S, K, g, seat, draw)
     if not S.over[g]:
         if asks_again and can_ask(S, K, g, asker):
