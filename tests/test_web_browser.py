@@ -279,6 +279,20 @@ def test_the_replay_page_steps_forward_and_back(browser, tmp_path):
         check(number, view)
 
 
+def test_labels_that_look_like_markup_are_shown_as_text(browser, tmp_path):
+    """The page's data sits in a <script> element: a label such as "<!--<script>" made the
+    HTML parser run the element past its end, and the page showed nothing."""
+    replay, _ = played_replay(seed=5)
+    replay.players = ["Ann <!--<script>", "</script><b>&amp;", "Cy"]
+    page = write_page(replay, tmp_path / "markup.html")
+    browser.get(page.as_uri())
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".gf-table"))
+    assert browser.find_element(By.ID, "heading").text == "Go Fish replay"
+    views = [option.text for option in Select(browser.find_element(By.ID, "view")).options]
+    assert views[1:] == [f"Seat {seat}'s eyes ({name})" for seat, name in enumerate(replay.players)]
+    assert not browser.find_elements(By.TAG_NAME, "b")
+
+
 def test_a_replay_file_opens_from_the_web_page(browser, site, tmp_path):
     url, _ = site
     replay, states = played_replay(seed=13)

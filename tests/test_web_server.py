@@ -601,6 +601,23 @@ def test_a_one_ask_replay_says_1_ask(tmp_path, capsys):
     assert capsys.readouterr().out == f"Wrote {page} (1 ask); open it in a browser.\n"
 
 
+def test_a_replay_pages_data_holds_no_markup(tmp_path):
+    """``<``, ``>``, ``&`` and the line separators are JSON escapes in the embedded data, and
+    a marker of the page's template in its title or data is left as it is."""
+    from gofish_web.replay_page import page_data, render_page
+
+    game = Game(Rules(players=2), seed=1)
+    game.ask(*game.legal_asks()[0])
+    labels = ["Ann <!--<script>", "</script>&amp; __DATA__ /*GOFISH_CSS*/ \u2028\u2029"]
+    replay = Replay.from_game(game, 1, labels, {"source": "<!--"})
+    page = render_page(replay, "Go Fish replay: __DATA__.json")
+    start = page.index('id="gofish-replay-data">') + len('id="gofish-replay-data">')
+    data = page[start : page.index("</script>", start)]
+    assert not set(data) & set("<>&\u2028\u2029")
+    assert json.loads(data) == json.loads(json.dumps(page_data(replay)))
+    assert "<title>Go Fish replay: __DATA__.json</title>" in page
+
+
 def test_the_api_schema_is_served_and_the_page_needs_nothing_from_outside(server):
     client, _, _ = server
     schema = client.get("/api/openapi.json").json()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -80,9 +81,13 @@ def page_data(replay: Replay) -> dict:
 
 def render_page(replay: Replay, title: str = "Go Fish replay") -> str:
     """The whole page as one HTML string."""
-    data = json.dumps(page_data(replay), separators=(",", ":"))
-    # Inside <script>, "</" could end the element early; "<\/" reads the same in JSON.
-    data = data.replace("</", "<\\/")
+    # ensure_ascii: U+2028 and U+2029 come out escaped too.
+    data = json.dumps(page_data(replay), separators=(",", ":"), ensure_ascii=True)
+    # Inside <script>, "</script", "<!--" and "<script" change where the HTML parser ends
+    # the element (a label "<!--<script>" ran it past its end); as JSON escapes these
+    # characters read the same to JSON.parse and are no markup.
+    for char in "<>&":
+        data = data.replace(char, f"\\u{ord(char):04x}")
     page = static_text("replay.html")
     parts = {
         "__TITLE__": html.escape(title),
@@ -91,9 +96,9 @@ def render_page(replay: Replay, title: str = "Go Fish replay") -> str:
         "/*GOFISH_REPLAY_JS*/": static_text("replay.js"),
         "__DATA__": data,
     }
-    for marker, text in parts.items():
-        page = page.replace(marker, text, 1)
-    return page
+    # One pass: a marker inside what is put in (a file named __DATA__.json) stays as it is.
+    markers = re.compile("|".join(map(re.escape, parts)))
+    return markers.sub(lambda found: parts[found.group(0)], page)
 
 
 def write_page(replay: Replay, path: str | Path, title: str = "Go Fish replay") -> Path:
