@@ -21,11 +21,12 @@ from helpers import ctrl_c_reaches_it
 from test_no_leak import alternative_worlds, make_scenario
 from web_helpers import check_payloads, play_through_api
 
+import gofish_web.server
 from gofish_env import Game, IllegalAsk, Rules
 from gofish_env.aec_env import DEFAULT_MAX_ASKS
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.replay import Replay
-from gofish_web.server import create_app, running
+from gofish_web.server import MAX_BODY_BYTES, create_app, running
 from gofish_web.tables import HUMAN, TableRegistry, WebTable
 
 pytestmark = pytest.mark.web
@@ -361,6 +362,48 @@ def test_a_game_is_cut_off_at_the_ask_limit(tmp_path):
             page = client.get(f"/replays/web-{table['id']}.json").text
             assert "Cut off after 6 asks (the ask limit), before the end of the game" in page
     assert registry.count_unfinished() == 0  # saved as it ended, not as unfinished
+
+
+def test_a_body_over_the_limit_is_refused_413(server):
+    """Bodies are bounded (``MAX_BODY_BYTES``): by their Content-Length, or as they arrive
+    when they come in chunks."""
+    client, _, _ = server
+    big = json.dumps({"format": "gofish-replay", "meta": {"x": "x" * MAX_BODY_BYTES}}).encode()
+
+    def chunks():
+        for start in range(0, len(big), 65536):
+            yield big[start : start + 65536]
+
+    headers = {"content-type": "application/json"}
+    for url in ("/api/replays", "/api/tables"):
+        for content in (big, chunks()):
+            answer = client.post(url, content=content, headers=headers)
+            assert answer.status_code == 413, answer.text[:200]
+            assert answer.json() == {
+                "detail": f"request body: larger than {MAX_BODY_BYTES} bytes, the most this "
+                "server takes"
+            }
+    assert client.post("/api/tables", json={"players": 2}).status_code == 201
+
+
+def test_replays_opened_are_kept_within_a_memory_bound(server, monkeypatch):
+    """Replays opened through the page are kept (as their JSON) up to ``MAX_UPLOAD_BYTES``
+    in all, the oldest dropped first."""
+    client, _, _ = server
+    game = Game(Rules(players=2), seed=1)
+    while not game.is_over:
+        game.ask(*game.legal_asks()[0])
+    data = Replay.from_game(game, 1).to_dict()
+    size = len(Replay.from_dict(data).to_json().encode())
+    monkeypatch.setattr(gofish_web.server, "MAX_UPLOAD_BYTES", 3 * size)
+    urls = []
+    for _ in range(5):
+        answer = client.post("/api/replays", json=data)
+        assert answer.status_code == 201
+        urls.append(answer.json()["url"])
+    listed = [item["url"] for item in client.get("/api/replays").json()]
+    assert listed == urls[:1:-1]  # the last three, newest first
+    assert [client.get(url).status_code for url in urls] == [404, 404, 200, 200, 200]
 
 
 @pytest.mark.torch  # the saved agents

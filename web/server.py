@@ -19,7 +19,8 @@ HTML and JavaScript (``static/``). The JSON API the page uses:
 
 A bad request is answered 4xx with ``{"detail": reason}``: 404 for an unknown table, 403
 for a wrong token or a view the page may not see, 409 for an ask the engine refuses (its
-own reason) or a move out of turn, 422 for malformed input.
+own reason) or a move out of turn, 413 for a body over ``MAX_BODY_BYTES``, 422 for
+malformed input.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import uvicorn
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
@@ -64,7 +65,9 @@ from gofish_web.tables import (
 )
 
 HOST = "127.0.0.1"
-MAX_UPLOADS = 100  # replays opened through the page, kept in memory
+MAX_BODY_BYTES = 4_000_000  # a request body; a replay of 1,000 asks is about 150 kB
+MAX_UPLOADS = 100  # replays opened through the page, kept in memory (as their JSON)...
+MAX_UPLOAD_BYTES = 50_000_000  # ...and at most this many bytes of them
 REPLAY_NAME = re.compile(r"^[\w.-]+\.json$")
 
 
@@ -113,6 +116,34 @@ class AdvanceBody(BaseModel):
     view: str | None = None
 
 
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes is refused (413) by its
+    Content-Length, or as it arrives when it has none, before it is held whole."""
+
+    def __init__(self, app: Any, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        reason = f"request body: larger than {self.limit} bytes, the most this server takes"
+        length = dict(scope["headers"]).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            return await JSONResponse({"detail": reason}, 413)(scope, receive, send)
+        received = 0
+
+        async def limited() -> dict:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.limit:
+                raise HTTPException(413, reason)  # answered by the app, as its own errors
+            return message
+
+        return await self.app(scope, limited, send)
+
+
 def parse_view(view: str | None) -> int | str | None:
     if view is None or view == TABLE_VIEW:
         return view
@@ -135,7 +166,9 @@ def create_app(
     )
     registry = registry if registry is not None else TableRegistry(replays=replays)
     app.state.registry = registry
-    uploads: OrderedDict[str, Replay] = OrderedDict()
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    uploads: OrderedDict[str, bytes] = OrderedDict()  # name -> the replay's JSON
+    uploads_lock = threading.Lock()
     replay_folder = None if replays is None else Path(replays)
     agent_specs = [MODEL_PREFIX + path for path in agents]  # the only model seats a page may name
 
@@ -231,7 +264,8 @@ def create_app(
 
     @app.get("/api/replays")
     def list_replays() -> list[dict]:
-        found = [{"name": name, "url": f"/replays/{name}"} for name in uploads]
+        with uploads_lock:
+            found = [{"name": name, "url": f"/replays/{name}"} for name in uploads]
         if replay_folder is not None and replay_folder.is_dir():
             files = sorted(replay_folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
             found += [{"name": path.name, "url": f"/replays/{path.name}"} for path in files]
@@ -242,14 +276,18 @@ def create_app(
         replay = Replay.from_dict(data)
         replay.game()  # it must replay exactly
         name = f"opened-{secrets.token_hex(6)}.json"
-        uploads[name] = replay
-        while len(uploads) > MAX_UPLOADS:
-            uploads.popitem(last=False)
+        text = replay.to_json().encode()  # far smaller than the parsed objects
+        with uploads_lock:
+            uploads[name] = text
+            while len(uploads) > MAX_UPLOADS or sum(map(len, uploads.values())) > MAX_UPLOAD_BYTES:
+                uploads.popitem(last=False)  # the oldest first
         return {"name": name, "url": f"/replays/{name}"}
 
     @app.get("/replays/{name}", response_class=HTMLResponse)
     def replay_page(name: str) -> str:
-        replay = uploads.get(name)
+        with uploads_lock:
+            text = uploads.get(name)
+        replay = None if text is None else Replay.from_json(text)
         if replay is None and replay_folder is not None and REPLAY_NAME.match(name):
             path = replay_folder / name
             if path.is_file():
