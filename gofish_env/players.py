@@ -229,7 +229,10 @@ def load_agent(
                 f"extra ({install})"
             )
         if missing == "torch":  # no extra brings it: a bare requirement pulls a CUDA build
-            install = f"pip install torch==2.13.0 (the CPU build, first), then {install}"
+            install = (
+                "pip install torch==2.13.0 first (its CPU build: --index-url "
+                f"https://download.pytorch.org/whl/cpu), then {install}"
+            )
         raise AgentFileError(
             f"cannot load {path}: the {extra} extra's agent loader cannot be imported "
             f"({missing} is not installed); {kind} need: {install}"

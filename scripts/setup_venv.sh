@@ -2,7 +2,10 @@
 # Make a venv (if missing) and install the project with the extras named in $1 (e.g. "train,dev").
 # The venv is .venv, or the folder named by $VENV (e.g. VENV=.venv-notorch ... dev).
 # The Python is $PYTHON, else python3.11, else python3 (it must be 3.11 or newer).
-# torch's CPU build is installed first: a bare torch requirement would pull a multi-GB CUDA build.
+# torch 2.13.0 is installed first: a bare torch requirement would pull the newest CUDA build.
+# From PyPI, torch==2.13.0 is itself a CUDA build (several GB; it runs on the CPU too) unless
+# pip finds a CPU wheel of its own (a find-links folder); $TORCH_INDEX names an index to take
+# it from instead, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cpu for the CPU build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
@@ -24,6 +27,6 @@ elif [ ! -e "$venv" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 if [[ "$extras" == *train* || "$extras" == *ecosystem* || "$extras" == *rllib* ]]; then
-    "$venv/bin/python" -m pip install --quiet "torch==2.13.0"
+    "$venv/bin/python" -m pip install --quiet "torch==2.13.0" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"}
 fi
 "$venv/bin/python" -m pip install --quiet -e ".${extras:+[$extras]}"

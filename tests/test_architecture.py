@@ -274,13 +274,15 @@ def test_every_module_with_kernels_holds_ctrl_c_while_numba_compiles():
             "gofish_training:train_cli",
             "torch",
             "gofish-train: needs the train extra (torch is not installed): pip install "
-            "torch==2.13.0 (the CPU build, first), then pip install 'gofish-env[train]'",
+            "torch==2.13.0 first (its CPU build: --index-url "
+            "https://download.pytorch.org/whl/cpu), then pip install 'gofish-env[train]'",
         ),
         (
             "gofish_training:rllib_train_cli",
             "torch",
             "gofish-rllib-train: needs the rllib extra (torch is not installed): pip install "
-            "torch==2.13.0 (the CPU build, first), then pip install 'gofish-env[train,rllib]'",
+            "torch==2.13.0 first (its CPU build: --index-url "
+            "https://download.pytorch.org/whl/cpu), then pip install 'gofish-env[train,rllib]'",
         ),
         (
             "gofish_web:web_cli",

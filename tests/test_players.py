@@ -347,8 +347,9 @@ def test_without_an_importable_agent_loader_a_saved_agent_is_refused_in_one_line
         # The train extra is installed but torch is not: say so, and install torch's CPU build.
         assert str(refused.value) == (
             f"cannot load {saved}: the train extra's agent loader cannot be imported (torch "
-            "is not installed); saved agents need: pip install torch==2.13.0 (the CPU build, "
-            "first), then pip install 'gofish-env[train]'"
+            "is not installed); saved agents need: pip install torch==2.13.0 first (its CPU "
+            "build: --index-url https://download.pytorch.org/whl/cpu), then pip install "
+            "'gofish-env[train]'"
         )
         monkeypatch.setattr(players, "entry_points", lambda group: [])  # no loader at all
         players._agent_loaders.cache_clear()

@@ -5,7 +5,10 @@ The commands start here, so that one run without the extra it needs says which t
 
 TRAIN_LIBRARIES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm")
 RLLIB_LIBRARIES = (*TRAIN_LIBRARIES, "ray", "tensorboardX")
-INSTALL_TORCH = "pip install torch==2.13.0 (the CPU build, first), then "
+INSTALL_TORCH = (
+    "pip install torch==2.13.0 first (its CPU build: --index-url "
+    "https://download.pytorch.org/whl/cpu), then "
+)
 
 
 def train_cli() -> None:
