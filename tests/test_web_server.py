@@ -406,6 +406,56 @@ def test_replays_opened_are_kept_within_a_memory_bound(server, monkeypatch):
     assert [client.get(url).status_code for url in urls] == [404, 404, 200, 200, 200]
 
 
+DEEP = b"[" * 100_000 + b"]" * 100_000  # nested past what Python's JSON reader recurses
+
+
+def test_an_odd_file_in_the_replay_folder_is_refused_or_left_out(server):
+    """A file nested too deeply is a 422 (it was a RecursionError, 500); a dangling link in
+    the folder is left out of the list (its stat() made the whole list a 500)."""
+    client, _, folder = server
+    folder.mkdir()
+    (folder / "deep.json").write_bytes(DEEP)
+    (folder / "dangling.json").symlink_to(folder / "gone.json")
+    answer = client.get("/replays/deep.json")
+    assert answer.status_code == 422
+    assert answer.json() == {"detail": "replay: not JSON this reads: nested too deeply"}
+    listed = client.get("/api/replays")
+    assert listed.status_code == 200
+    assert [item["name"] for item in listed.json()] == ["deep.json"]
+    assert client.get("/replays/dangling.json").status_code == 404
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_a_replay_version_must_be_the_integer_1(server, tmp_path, capsys, version):
+    from helpers import usage_error
+
+    from gofish_web.replay_page import main
+
+    client, _, _ = server
+    game = Game(Rules(players=2), seed=1)
+    game.ask(*game.legal_asks()[0])
+    data = {**Replay.from_game(game, 1).to_dict(), "version": version}
+    answer = client.post("/api/replays", json=data)
+    assert answer.status_code == 422
+    assert answer.json() == {"detail": f"replay: version: got {version!r}; allowed: 1"}
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(data))
+    said = usage_error(capsys, main, [str(path)])
+    assert said == f"{path}: version: got {version!r}; allowed: 1"
+
+
+def test_gofish_replay_refuses_a_file_nested_too_deeply(tmp_path, capsys):
+    from helpers import usage_error
+
+    from gofish_web.replay_page import main
+
+    path = tmp_path / "deep.json"
+    path.write_bytes(DEEP)
+    said = usage_error(capsys, main, [str(path)])
+    assert said == f"{path}: not JSON this reads: nested too deeply"
+    assert not path.with_suffix(".html").exists()
+
+
 @pytest.mark.torch  # the saved agents
 def test_a_saved_agent_takes_a_seat(agents):
     spec = "model:" + agents["recorded"]

@@ -17,11 +17,14 @@ import html
 import json
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from gofish_env.cli import check_output
 from gofish_env.events import Draw
-from gofish_env.replay import Replay, ReplayError
+from gofish_env.replay import VERSION, Replay, ReplayError
 from gofish_env.scene import rules_name, table_scene
 
 STATIC = Path(__file__).parent / "static"
@@ -34,6 +37,39 @@ def static_text(name: str) -> str:
 def asks(count: int) -> str:
     """``"1 ask"``, ``"2 asks"``."""
     return f"{count} ask" if count == 1 else f"{count} asks"
+
+
+@contextmanager
+def nesting_refused() -> Iterator[None]:
+    """A file nested deeper than Python's JSON reader (or a comparison) recurses is refused
+    as ``ReplayError``, not a ``RecursionError`` traceback or a 500."""
+    try:
+        yield
+    except RecursionError:
+        raise ReplayError("not JSON this reads: nested too deeply") from None
+
+
+def replay_from_data(data: Any) -> Replay:
+    """``Replay.from_dict``, refusing a version that only equals 1 (``true``, ``1.0``)."""
+    if isinstance(data, dict) and type(data.get("version")) not in (int, type(None)):
+        raise ReplayError(f"version: got {data['version']!r}; allowed: {VERSION}")
+    with nesting_refused():
+        return Replay.from_dict(data)
+
+
+def load_replay(path: str | Path) -> Replay:
+    """``Replay.load`` for the web: a file nested too deeply, or with a version that only
+    equals 1, is a ``ReplayError`` too."""
+    try:
+        text = Path(path).read_bytes()
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    with nesting_refused():
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ReplayError(f"not JSON: {error}") from None
+    return replay_from_data(data)
 
 
 def page_data(replay: Replay) -> dict:
@@ -81,8 +117,10 @@ def page_data(replay: Replay) -> dict:
 
 def render_page(replay: Replay, title: str = "Go Fish replay") -> str:
     """The whole page as one HTML string."""
+    with nesting_refused():  # the recorded events are compared with the engine's
+        data = page_data(replay)
     # ensure_ascii: U+2028 and U+2029 come out escaped too.
-    data = json.dumps(page_data(replay), separators=(",", ":"), ensure_ascii=True)
+    data = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
     # Inside <script>, "</script", "<!--" and "<script" change where the HTML parser ends
     # the element (a label "<!--<script>" ran it past its end); as JSON escapes these
     # characters read the same to JSON.parse and are no markup.
@@ -129,7 +167,7 @@ def main(argv: list[str] | None = None) -> Path:
         parser.error("--output: the page would replace the replay file; name another file")
     check_output(parser, "--output", output)
     try:
-        replay = Replay.load(args.file)
+        replay = load_replay(args.file)
         write_page(replay, output, f"Go Fish replay: {Path(args.file).name}")
     except ReplayError as error:
         parser.error(f"{args.file}: {error}")

@@ -30,6 +30,7 @@ import re
 import secrets
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -54,7 +55,13 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.players import MODEL_PREFIX, load_agent, player_label
 from gofish_env.replay import Replay, ReplayError
 from gofish_env.rules import Rules
-from gofish_web.replay_page import STATIC, render_page
+from gofish_web.replay_page import (
+    STATIC,
+    load_replay,
+    nesting_refused,
+    render_page,
+    replay_from_data,
+)
 from gofish_web.tables import (
     HUMAN,
     TABLE_VIEW,
@@ -267,16 +274,29 @@ def create_app(
         with uploads_lock:
             found = [{"name": name, "url": f"/replays/{name}"} for name in uploads]
         if replay_folder is not None and replay_folder.is_dir():
-            files = sorted(replay_folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
-            found += [{"name": path.name, "url": f"/replays/{path.name}"} for path in files]
+            found += [{"name": path.name, "url": f"/replays/{path.name}"} for path in saved()]
         return found[::-1]
+
+    def saved() -> list[Path]:
+        """The replay folder's files, oldest first; one that cannot be read (a dangling
+        link, one removed meanwhile) is left out, not the whole list."""
+        dated = []
+        for path in replay_folder.glob("*.json"):
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                dated.append((info.st_mtime, path.name, path))
+        return [path for _, _, path in sorted(dated)]
 
     @app.post("/api/replays", status_code=201)
     def open_replay(data: Any = Body(...)) -> dict:  # noqa: B008 (FastAPI's way to say "the body")
-        replay = Replay.from_dict(data)
-        replay.game()  # it must replay exactly
+        replay = replay_from_data(data)
+        with nesting_refused():
+            replay.game()  # it must replay exactly
+            text = replay.to_json().encode()  # far smaller than the parsed objects
         name = f"opened-{secrets.token_hex(6)}.json"
-        text = replay.to_json().encode()  # far smaller than the parsed objects
         with uploads_lock:
             uploads[name] = text
             while len(uploads) > MAX_UPLOADS or sum(map(len, uploads.values())) > MAX_UPLOAD_BYTES:
@@ -291,7 +311,7 @@ def create_app(
         if replay is None and replay_folder is not None and REPLAY_NAME.match(name):
             path = replay_folder / name
             if path.is_file():
-                replay = Replay.load(path)
+                replay = load_replay(path)
         if replay is None:
             raise TableError(404, f"no replay {name!r}")
         return render_page(replay, f"Go Fish replay: {name}")
