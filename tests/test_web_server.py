@@ -128,6 +128,7 @@ def bad_requests(table: dict, watched: dict) -> list:
         ("post", "/api/tables", None, {"players": 9}, 422, "less than or equal to 6"),
         ("post", "/api/tables", None, {"colour": "red"}, 422, "Extra inputs"),
         ("post", "/api/tables", None, {"players": 4, "seats": [HUMAN]}, 422, "1 given for 4"),
+        ("post", "/api/tables", None, {"players": 3, "seats": []}, 422, "0 given for 3"),
         (
             "post",
             "/api/tables",
@@ -212,6 +213,59 @@ def test_a_huge_value_is_refused_without_being_sent_back(server, field):
     answer = client.post(url, json=body)
     assert answer.status_code == 422
     assert len(answer.content) < 1_000, answer.text[:200]
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"players": 3', "JSON decode error"),
+        (b"[" * 5000 + b"]" * 5000, "JSON decode error: nested too deeply"),
+        (b'{"seed": ' + b"9" * 5000 + b"}", "JSON decode error: Exceeds the limit"),
+        (b'{"rules": "\xff"}', "JSON decode error: not UTF-8"),
+    ],
+    ids=["cut", "nested", "5000-digits", "not-utf-8"],
+)
+def test_a_body_that_is_no_json_is_refused_422(server, body, reason):
+    """As the docs say: malformed input is a 422, a list of ``{type, loc, msg}``."""
+    client, _, _ = server
+    headers = {"content-type": "application/json"}
+    for url in ("/api/tables", "/api/replays"):
+        answer = client.post(url, content=body, headers=headers)
+        assert answer.status_code == 422, answer.text
+        (detail,) = answer.json()["detail"]
+        assert detail["type"] == "json_invalid" and detail["msg"].startswith(reason)
+
+
+def test_head_is_answered_as_get(server):
+    client, _, _ = server
+    for url in ("/", "/api/options", "/api/replays", "/static/app.js", "/api/openapi.json"):
+        got, head = client.get(url), client.head(url)
+        assert head.status_code == got.status_code == 200, url
+        assert head.content == b""
+        assert head.headers["content-length"] == str(len(got.content))
+    assert client.head("/api/tables/nope").status_code == 404
+
+
+def test_a_replay_that_cannot_be_saved_loses_neither_the_move_nor_the_game(tmp_path, caplog):
+    """The replay folder gone when the game ends: the last move is answered as any other,
+    with the reason the replay was not saved (logged too); the replay can be downloaded."""
+    folder = tmp_path / "replays"
+    folder.write_text("not a folder")
+    registry = TableRegistry(replays=folder)
+    app = create_app(registry, replays=folder)
+    with running(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        table = new_table(client, players=2, seats=["easy", "easy"], seed=3)
+        payloads = play_through_api(client, table)  # every answer a 200
+        assert payloads[-1]["over"]
+        assert not any(payload["save_error"] for payload in payloads[:-1])
+        error = payloads[-1]["save_error"]
+        assert error.startswith(f"the replay was not saved as {folder / 'web-'}")
+        answer = client.get(f"/api/tables/{table['id']}/replay")
+        assert answer.status_code == 200
+        assert Replay.from_dict(answer.json()).game().is_over
+    assert [record.getMessage() for record in caplog.records if record.levelname == "ERROR"] == [
+        f"gofish-web table {table['id']}: {error}"
+    ]
 
 
 def test_an_ask_out_of_turn_is_refused(server):

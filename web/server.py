@@ -20,7 +20,7 @@ HTML and JavaScript (``static/``). The JSON API the page uses:
 A bad request is answered 4xx with ``{"detail": reason}``: 404 for an unknown table, 403
 for a wrong token or a view the page may not see, 409 for an ask the engine refuses (its
 own reason) or a move out of turn, 413 for a body over ``MAX_BODY_BYTES``, 422 for
-malformed input.
+malformed input (also a body that is no JSON). Every GET route answers HEAD too.
 """
 
 from __future__ import annotations
@@ -43,10 +43,12 @@ from typing import Annotated, Any
 import uvicorn
 from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.config import LOG_LEVELS
 
 from gofish_env.agent_files import AgentFileError
@@ -123,6 +125,19 @@ class AdvanceBody(BaseModel):
     view: str | None = None
 
 
+class HeadAsGet:
+    """ASGI middleware: HEAD is answered as GET (FastAPI's routes take only the methods they
+    name); uvicorn sends the headers without the body."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "HEAD":
+            scope = {**scope, "method": "GET"}
+        await self.app(scope, receive, send)
+
+
 class BodyLimit:
     """ASGI middleware: a request body over ``limit`` bytes is refused (413) by its
     Content-Length, or as it arrives when it has none, before it is held whole."""
@@ -174,6 +189,7 @@ def create_app(
     registry = registry if registry is not None else TableRegistry(replays=replays)
     app.state.registry = registry
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(HeadAsGet)
     uploads: OrderedDict[str, bytes] = OrderedDict()  # name -> the replay's JSON
     uploads_lock = threading.Lock()
     replay_folder = None if replays is None else Path(replays)
@@ -188,6 +204,23 @@ def create_app(
         # FastAPI's own answer repeats every bad value ("input"): a 5 MB field, 5 MB back.
         details = [{key: item[key] for key in ("type", "loc", "msg")} for item in error.errors()]
         return JSONResponse({"detail": jsonable_encoder(details)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        # FastAPI answers a body that json.loads raises on other than with JSONDecodeError
+        # (nested too deeply, a number of thousands of digits, not UTF-8) 400 "There was an
+        # error parsing the body": malformed input, answered 422 as the rest.
+        if error.status_code != 400:
+            return await http_exception_handler(request, error)
+        cause = error.__cause__
+        if isinstance(cause, RecursionError):
+            reason = "nested too deeply"
+        elif isinstance(cause, UnicodeDecodeError):
+            reason = "not UTF-8"
+        else:
+            reason = str(cause)[:200]
+        detail = [{"type": "json_invalid", "loc": ["body"], "msg": f"JSON decode error: {reason}"}]
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(ReplayError)
     def replay_error(request: Request, error: ReplayError) -> JSONResponse:
@@ -221,7 +254,9 @@ def create_app(
             rules = Rules.preset(request.rules, players=request.players)
         except ValueError as error:  # a preset for fewer players: the message names players
             raise TableError(422, str(error)) from None
-        seats = request.seats or [HUMAN] + ["hard"] * (request.players - 1)
+        seats = request.seats
+        if seats is None:  # [] is no default table: it names no seat
+            seats = [HUMAN] + ["hard"] * (request.players - 1)
         if len(seats) != request.players:
             raise TableError(
                 422, f"seats: {len(seats)} given for {request.players} players; give one each"

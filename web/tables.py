@@ -16,6 +16,7 @@ saved agents play deterministically and can repeat the same asks for ever.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -45,6 +46,7 @@ from gofish_env.scene import recent_events, rules_name, seat_scene, table_scene
 
 HUMAN = "human"
 TABLE_VIEW = "table"
+log = logging.getLogger(__name__)
 
 
 class TableError(Exception):
@@ -99,6 +101,7 @@ class WebTable:
         self.drawn: dict[int, tuple[int, list[str]]] = {}  # event index -> (seat, cards)
         self.replays = None if replays is None else Path(replays)
         self.replay_file: Path | None = None
+        self.save_error: str | None = None  # why the finished game's replay was not saved
 
     @property
     def cut_off(self) -> bool:
@@ -162,7 +165,18 @@ class WebTable:
         for index, seat, cards in drawn_cards(pool, events):
             self.drawn[start + index] = (seat, cards)
         if self.over and self.replays is not None and self.replay_file is None:
-            self.replay_file = self.replay().save(self.replays / f"web-{self.id}.json")
+            self.save()
+
+    def save(self) -> None:
+        """Save the finished game in the replay folder. A failure (a full disk, the folder
+        gone) is logged and sent with the payloads: the move stands, the game is kept and
+        its replay can still be downloaded."""
+        path = self.replays / f"web-{self.id}.json"
+        try:
+            self.replay_file = self.replay().save(path)
+        except OSError as error:
+            self.save_error = f"the replay was not saved as {path}: {error.strerror or error}"
+            log.error("gofish-web table %s: %s", self.id, self.save_error)
 
     # ------------------------------------------------------------------ what is sent
 
@@ -215,6 +229,7 @@ class WebTable:
             "waiting": None if to_move is None else ("you" if to_move == self.human else "cpu"),
             "over": self.over,
             "truncated": self.cut_off,
+            "save_error": self.save_error,
         }
 
     def cut_off_status(self, view: int | str) -> str:

@@ -281,6 +281,7 @@
       const file = T.el("a", "", "download the replay");
       file.href = `/api/tables/${state.id}/replay?token=${state.token}`;
       links.append(page, " or ", file);
+      if (payload.save_error) links.append(T.el("div", "gf-message gf-error", `Not saved on the server: ${payload.save_error}`));
     }
     $("view-box").classList.toggle("gf-hidden", playing);
     $("pause").disabled = $("next").disabled = payload.over;
