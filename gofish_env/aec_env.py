@@ -619,7 +619,8 @@ def env(
     """The AEC env wrapped as PettingZoo classic envs are. ``illegal_action="terminate"``
     ends the game with ``illegal_reward`` to the offender; ``"raise"`` raises IllegalAsk.
     ``wrappers="classic"`` is the one-layer ``ActionCheckingWrapper``; ``"pettingzoo"`` stacks
-    PettingZoo's own wrappers (same behaviour, slower)."""
+    PettingZoo's own wrappers (slower, and they refuse bad actions their own way: an
+    ``AssertionError`` for a number outside the space or a NumPy array; docs/environments.md)."""
     illegal_reward = check_illegal_action(illegal_action, illegal_reward)
     if wrappers not in WRAPPER_CHOICES:
         raise ValueError(f"wrappers: got {wrappers!r}; allowed: 'classic', 'pettingzoo'")

@@ -3,8 +3,8 @@
 
 ``VectorGame(rules, num_games, seed)`` holds N games (``game.py``; the kernels in
 ``engine.py``, the public knowledge in ``knowledge.py``, the masks and observations in
-``views.py``); ``CompiledCPUs`` plays the ``random``, ``easy``, ``normal`` and ``hard`` CPUs
-at any seats of every game (``cpus.py``, ``players.py``); ``GoFishVectorEnv``
+``views.py``); ``CompiledCPUs`` plays the ``random``, ``easy``, ``normal``, ``hard`` and
+``expert`` CPUs at any seats of every game (``cpus.py``, ``players.py``); ``GoFishVectorEnv``
 (``gym_vector.py``, ``gymnasium.make_vec("GoFish-v0", vectorization_mode=
 "vector_entry_point")``) and ``SelfPlayVectorEnv`` (``self_play.py``) are the environments
 on top, and ``gofish_training.vec_env.VectorVecEnv`` the SB3 ``VecEnv``. docs/vector.md is
