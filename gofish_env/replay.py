@@ -169,13 +169,17 @@ class Replay:
     def check(self, game: Game) -> None:
         """Raise ``ReplayError`` unless ``game``'s event log equals the recorded one."""
         played = [event_dict(event) for event in game.events]
-        if played == self.events:
-            return
         for index, (got, recorded) in enumerate(zip(played, self.events, strict=False)):
-            if got != recorded:
-                raise ReplayError(
-                    f"events[{index}]: the engine gives {got}, the file records {recorded}"
-                )
+            try:
+                differs = got != recorded
+                if differs:
+                    told = f"events[{index}]: the engine gives {got}, the file records {recorded}"
+            except RecursionError:  # nested deeper than a comparison or a repr goes
+                raise ReplayError(f"events[{index}]: nested too deeply to be an event") from None
+            if differs:
+                raise ReplayError(told)
+        if len(played) == len(self.events):
+            return
         raise ReplayError(
             f"events: the engine gives {len(played)} events, the file records {len(self.events)}"
         )
@@ -222,8 +226,9 @@ class Replay:
         field. (Whether it replays is checked by ``game()``.)"""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ReplayError(f'format: not a Go Fish replay (expected "format": "{FORMAT}")')
-        if data.get("version") != VERSION:
-            raise ReplayError(f"version: got {data.get('version')!r}; allowed: {VERSION}")
+        version = data.get("version")
+        if type(version) is not int or version != VERSION:  # true and 1.0 equal 1 too
+            raise ReplayError(f"version: got {version!r}; allowed: {VERSION}")
         for key, kind in (("rules", dict), ("start", dict), ("asks", list), ("events", list)):
             if not isinstance(data.get(key), kind):
                 raise ReplayError(f"{key}: missing, or not a JSON {kind.__name__}")
@@ -269,6 +274,8 @@ class Replay:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError) as error:
             raise ReplayError(f"not JSON: {error}") from None
+        except RecursionError:
+            raise ReplayError("not JSON this reads: nested too deeply") from None
         return cls.from_dict(data)
 
     @classmethod

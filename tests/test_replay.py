@@ -115,6 +115,8 @@ def test_a_file_that_does_not_replay_as_recorded_is_refused(change, message):
     [
         (lambda d: d.__setitem__("format", "chess"), "format: not a Go Fish replay"),
         (lambda d: d.__setitem__("version", 9), "version: got 9; allowed: 1"),
+        (lambda d: d.__setitem__("version", True), "version: got True; allowed: 1"),
+        (lambda d: d.__setitem__("version", 1.0), "version: got 1.0; allowed: 1"),
         (lambda d: d["rules"].__setitem__("players", 9), "rules: players: got 9"),
         (lambda d: d["rules"].__setitem__("colour", "red"), "rules: .*colour"),
         (lambda d: d.pop("asks"), "asks: missing"),
@@ -136,6 +138,19 @@ def test_files_that_are_not_replays_are_refused(tmp_path):
         Replay.load(tmp_path / "missing.json")
     with pytest.raises(ReplayError, match="format"):
         Replay.from_json("[1, 2]")
+    with pytest.raises(ReplayError, match="not JSON this reads: nested too deeply"):
+        Replay.from_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_recorded_events_nested_too_deeply_are_refused_not_a_recursion_error():
+    data = tampered(lambda d: None)
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    data["events"][4] = {"kind": "hit", "nested": deep}
+    replay = Replay.from_dict(data)
+    with pytest.raises(ReplayError, match=r"events(\[4\])?: "):
+        replay.game()
 
 
 def test_drawn_cards_tells_each_draw_its_cards():

@@ -24,7 +24,7 @@ from typing import Any
 
 from gofish_env.cli import check_output
 from gofish_env.events import Draw
-from gofish_env.replay import VERSION, Replay, ReplayError
+from gofish_env.replay import Replay, ReplayError
 from gofish_env.scene import rules_name, table_scene
 
 STATIC = Path(__file__).parent / "static"
@@ -50,26 +50,15 @@ def nesting_refused() -> Iterator[None]:
 
 
 def replay_from_data(data: Any) -> Replay:
-    """``Replay.from_dict``, refusing a version that only equals 1 (``true``, ``1.0``)."""
-    if isinstance(data, dict) and type(data.get("version")) not in (int, type(None)):
-        raise ReplayError(f"version: got {data['version']!r}; allowed: {VERSION}")
+    """``Replay.from_dict``, with any nesting too deep for it a ``ReplayError`` too."""
     with nesting_refused():
         return Replay.from_dict(data)
 
 
 def load_replay(path: str | Path) -> Replay:
-    """``Replay.load`` for the web: a file nested too deeply, or with a version that only
-    equals 1, is a ``ReplayError`` too."""
-    try:
-        text = Path(path).read_bytes()
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    """``Replay.load``, with any nesting too deep for it a ``ReplayError`` too."""
     with nesting_refused():
-        try:
-            data = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise ReplayError(f"not JSON: {error}") from None
-    return replay_from_data(data)
+        return Replay.load(path)
 
 
 def page_data(replay: Replay) -> dict:
