@@ -8,7 +8,7 @@ for programs. Ranks are indices (0..12 = 2..A, 13 = joker); cards, where public,
 
 from __future__ import annotations
 
-from gofish_env.cards import RANK_NAMES, SUITS
+from gofish_env.cards import RANK_NAMES, SUITS, card_from_index, card_str
 
 _PLURAL = ("2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s")
 _PLURAL += ("jacks", "queens", "kings", "aces", "jokers")
@@ -41,7 +41,7 @@ class Event:
         return hash((type(self), *(getattr(self, name) for name in self.__slots__)))
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        args = ", ".join(f"{name}={value!r}" for name, value in self.fields().items())
         return f"{type(self).__name__}({args})"
 
     def __reduce__(self):
@@ -76,15 +76,30 @@ class Deal(Event):
 
 
 class Catch(Event):
-    __slots__ = ("seat", "rank")
+    """A set laid face up. With exact-card asks, where a set is not every copy of its rank
+    (pairs), ``cards`` names the card indices laid: which cards are in a catch decides
+    which asks are legal, so it is public, as on the table. Otherwise it is None (and left
+    out of ``fields``, so replay files keep their form)."""
+
+    __slots__ = ("seat", "rank", "cards")
     kind = "catch"
 
-    def __init__(self, seat: int, rank: int):
+    def __init__(self, seat: int, rank: int, cards: tuple[int, ...] | None = None):
         self.seat = seat
         self.rank = rank
+        self.cards = cards
+
+    def fields(self) -> dict:
+        fields = {"seat": self.seat, "rank": self.rank}
+        if self.cards is not None:
+            fields["cards"] = self.cards
+        return fields
 
     def __str__(self) -> str:
-        return f"Seat {self.seat} lays a catch of {rank_plural(self.rank)}."
+        if self.cards is None:
+            return f"Seat {self.seat} lays a catch of {rank_plural(self.rank)}."
+        cards = " and ".join(card_str(card_from_index(card)) for card in self.cards)
+        return f"Seat {self.seat} lays a catch of {rank_plural(self.rank)} ({cards})."
 
 
 class Ask(Event):

@@ -613,9 +613,13 @@ class Game:
             self._catches[seat].append(rank)
             self._points[seat] += RANK_POINTS[rank]
             self._num_caught += 1
+            shown = None
             if self._card_asks:
-                self._laid_cards.update(card_index(card) for card in laid)
-            self._events.append(Catch(seat, rank))
+                indices = tuple(sorted(card_index(card) for card in laid))
+                self._laid_cards.update(indices)
+                if set_size < self.rules.copies_of(rank):  # which copies: public, as on the table
+                    shown = indices
+            self._events.append(Catch(seat, rank, shown))
         # First-empty first: laying the last catch empties the layer's hand too.
         if self._first_empty_wins and not self._sizes[seat] and self._first_to_empty is None:
             self._first_to_empty = seat

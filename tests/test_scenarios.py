@@ -743,6 +743,21 @@ def test_house_rule_after_a_shown_fish_that_leaves_no_ask_the_turn_passes_left()
     assert game.is_out(0) and game.current_player == 1
 
 
+def test_exact_card_asks_with_pairs_a_catch_names_the_cards_it_lays():
+    # Which two queens lie in the catch decides which queens may still be asked for, so the
+    # catch shows them, as on the table.
+    rules = Rules(players=3, ask_for="card", set_size=2)
+    game = position(["QH 2C", "QS 3C", "QC 4C"], pool_top=["5H", "5S"], rules=rules)
+    events = game.ask(1, "QS")
+    laid = (card("QH"), card("QS"))
+    assert events == [Ask(0, 1, QUEEN, card("QS")), Hit(0, 1, QUEEN, 1), Catch(0, QUEEN, laid)]
+    assert str(events[-1]) == "Seat 0 lays a catch of queens (QH and QS)."
+    game.ask(1, "2D")  # seat 0 misses; seat 1 misses: seat 2 asks with the catch in view
+    game.ask(0, "3D")
+    assert game.current_player == 2
+    assert {wanted for _, wanted in game.legal_asks() if wanted // 4 == QUEEN} == {card("QD")}
+
+
 def test_exact_card_ask_hands_over_just_that_card_and_asks_again():
     game = position(["7H QS", "7C 7D", "5C"], rules=Rules(players=3, ask_for="card"))
     events = game.ask(1, "7C")
