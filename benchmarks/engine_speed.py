@@ -476,6 +476,14 @@ def main(argv: list[str] | None = None) -> None:
         print("|" + "|".join("---" for _ in headers) + "|")
         for cells in rows:
             print("| " + " | ".join(cells) + " |")
+    if interrupted:
+        if args.rules == "table":
+            console.print(
+                f"target: no verdict, the run is incomplete (VectorGame >= {TARGET_RATIO:g}x "
+                f"the fastest OpenSpiel driver's decisions/s at {TARGET_PLAYERS} players)"
+            )
+        console.print(interrupted_note(measured, total))
+        raise SystemExit(130)
     if TARGET_PLAYERS in ratios and args.rules == "table":
         ratio = ratios[TARGET_PLAYERS]
         verdict = "[green]met" if ratio >= TARGET_RATIO else "[red]NOT met"
@@ -483,9 +491,6 @@ def main(argv: list[str] | None = None) -> None:
             f"target: VectorGame >= {TARGET_RATIO:g}x the fastest OpenSpiel driver's decisions/s "
             f"at {TARGET_PLAYERS} players: {ratio:.2f}x, {verdict}"
         )
-    if interrupted:
-        console.print(interrupted_note(measured, total))
-        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -110,20 +110,27 @@ def test_engine_speed_prints_the_engines_measured(capfd, monkeypatch):
     ((_, engine, games, *_, memory, ratio),) = [r for r in rows if r[0] == "2"]
     assert engine == "Python Game (table)" and float(games.replace(",", "")) > 0
     assert (memory, ratio) == ("-", "")
+    assert "met" not in said  # no target verdict from part of the measurements
+    assert "target: no verdict, the run is incomplete" in said
     assert "interrupted after 1 of 5 measurements" in said
 
 
 @pytest.mark.torch  # OpenSpiel comes with the ecosystem extra
 def test_env_speed_prints_the_environments_measured(capfd, monkeypatch):
-    """Stopped at the second environment, the AEC env (after OpenSpiel's)."""
+    """Stopped at the third environment, the AEC env (after OpenSpiel's two drivers): their
+    rows, each against the faster of the two, and no target verdict."""
     benchmark = _benchmark("env_speed")
     monkeypatch.setattr(benchmark, "warm_up", lambda *args: None)
     monkeypatch.setattr(benchmark, "ours_aec", interrupted_on_call(1))
     argv = ["--players", "2", "--seconds", "0.05", "--repeats", "1", "--batch", "8"]
     rows, said = stopped(capfd, benchmark.main, argv)
-    assert [cells[1:2] + cells[4:] for cells in rows] == [["OpenSpiel rl_environment", "1.00x"]]
+    assert [cells[1] for cells in rows] == ["OpenSpiel, pyspiel direct", "OpenSpiel rl_environment"]
+    ratios = sorted(float(cells[4].rstrip("x")) for cells in rows)
+    assert ratios[1] == 1.0 and ratios[0] < 1.0  # the fastest driver is the reference
     assert "| 2 | OpenSpiel rl_environment |" in said  # the markdown table too
-    assert re.search(r"interrupted after 1 of \d+ measurements", said)
+    assert "met" not in said  # no target verdict from part of the measurements
+    assert "target: no verdict, the run is incomplete" in said
+    assert re.search(r"interrupted after 2 of \d+ measurements", said)
 
 
 def test_world_sampler_prints_the_table_being_filled(capfd, monkeypatch):
