@@ -50,9 +50,11 @@ class Event:
 
 class Deal(Event):
     """The start of a game: hand sizes, pool size, who asks first, and (for a position in
-    play built by ``Game.from_hands(..., catches=...)``) the catches already laid."""
+    play built by ``Game.from_hands(..., catches=...)``) the catches already laid; with
+    exact-card asks and sets smaller than a rank (pairs), ``laid_cards`` names their cards
+    (as ``Catch.cards``), else it is None and left out of ``fields``."""
 
-    __slots__ = ("hand_sizes", "pool_size", "first_player", "catches")
+    __slots__ = ("hand_sizes", "pool_size", "first_player", "catches", "laid_cards")
     kind = "deal"
 
     def __init__(
@@ -61,11 +63,19 @@ class Deal(Event):
         pool_size: int,
         first_player: int,
         catches: tuple[tuple[int, ...], ...] = (),
+        laid_cards: tuple[int, ...] | None = None,
     ):
         self.hand_sizes = hand_sizes
         self.pool_size = pool_size
         self.first_player = first_player
         self.catches = catches
+        self.laid_cards = laid_cards
+
+    def fields(self) -> dict:
+        fields = {name: getattr(self, name) for name in self.__slots__[:4]}
+        if self.laid_cards is not None:
+            fields["laid_cards"] = self.laid_cards
+        return fields
 
     def __str__(self) -> str:
         sizes = ", ".join(str(size) for size in self.hand_sizes)

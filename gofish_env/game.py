@@ -169,8 +169,9 @@ class Game:
                 f"hands, pool and catches must hold the whole deck; missing {len(missing)}: {shown}"
             )
         game = cls.__new__(cls)
-        game._setup(rules, hand_cards, pool_cards[::-1], first_player, laid if catches else None)
-        game._laid_cards.update(card_index(card) for card in laid_cards)
+        laid_indices = [card_index(card) for card in laid_cards]
+        catches_laid = laid if catches else None
+        game._setup(rules, hand_cards, pool_cards[::-1], first_player, catches_laid, laid_indices)
         return game
 
     # ------------------------------------------------------------------ set-up
@@ -182,6 +183,7 @@ class Game:
         pool: list[int],
         first: int,
         catches: list[list[int]] | None,
+        laid_cards: Sequence[int] = (),
     ) -> None:
         players = rules.players
         self.rules = rules
@@ -216,7 +218,7 @@ class Game:
         self._catches: list[list[int]] = [list(laid) for laid in catches or [[]] * players]
         self._points = [sum(RANK_POINTS[rank] for rank in laid) for laid in self._catches]
         self._num_caught = sum(len(laid) for laid in self._catches)
-        self._laid_cards: set[int] = set()  # card indices in catches, for exact-card asks
+        self._laid_cards = set(laid_cards)  # card indices in catches, for exact-card asks
         self._out = [False] * players
         self._over = False
         self._winners: tuple[int, ...] = ()
@@ -225,7 +227,15 @@ class Game:
         self._num_asks = 0
         self._legal: tuple | None = None
         laid_before = tuple(tuple(laid) for laid in catches) if catches else ()
-        self._events: list[Event] = [Deal(tuple(self._sizes), len(pool), first, laid_before)]
+        # Which cards lie in the catches decides the legal exact-card asks: public, as on the
+        # table, where a catch is not every copy of its rank (as Catch.cards).
+        shown = None
+        if self._card_asks and any(
+            rules.set_size < rules.copies_of(rank) for laid in laid_before for rank in laid
+        ):
+            shown = tuple(sorted(self._laid_cards))
+        deal = Deal(tuple(self._sizes), len(pool), first, laid_before, shown)
+        self._events: list[Event] = [deal]
         if catches is not None:
             # A position in play: nothing is laid or drawn before the first ask.
             for seat in range(players):

@@ -758,6 +758,18 @@ def test_exact_card_asks_with_pairs_a_catch_names_the_cards_it_lays():
     assert {wanted for _, wanted in game.legal_asks() if wanted // 4 == QUEEN} == {card("QD")}
 
 
+def test_exact_card_asks_with_pairs_a_position_in_play_names_the_cards_in_its_catches():
+    rules = Rules(players=3, ask_for="card", set_size=2)
+    game = position(["QH 2C", "3C", "4C"], rules=rules, catches=[[], ["Q"], []])
+    deal = game.events[0]
+    assert deal.catches == ((), (QUEEN,), ()) and deal.laid_cards == (card("QC"), card("QD"))
+    assert "laid_cards" in deal.fields()
+    assert {wanted for _, wanted in game.legal_asks() if wanted // 4 == QUEEN} == {card("QS")}
+    # Where a catch is every copy of its rank, the deal names no cards (replay files as before).
+    table = position(["7H 2C", "3C", "4C"], rules=Rules(players=3), catches=[[], ["Q"], []])
+    assert table.events[0].laid_cards is None and "laid_cards" not in table.events[0].fields()
+
+
 def test_exact_card_ask_hands_over_just_that_card_and_asks_again():
     game = position(["7H QS", "7C 7D", "5C"], rules=Rules(players=3, ask_for="card"))
     events = game.ask(1, "7C")
