@@ -224,6 +224,13 @@ class Replay:
     def from_dict(cls, data: Any) -> Replay:
         """A replay from parsed JSON; anything malformed raises ``ReplayError`` naming the
         field. (Whether it replays is checked by ``game()``.)"""
+        try:
+            return cls._from_dict(data)
+        except RecursionError:  # a value nested deeper than its check or its repr goes
+            raise ReplayError("not JSON this reads: nested too deeply") from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Replay:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ReplayError(f'format: not a Go Fish replay (expected "format": "{FORMAT}")')
         version = data.get("version")

@@ -140,6 +140,11 @@ def test_files_that_are_not_replays_are_refused(tmp_path):
         Replay.from_json("[1, 2]")
     with pytest.raises(ReplayError, match="not JSON this reads: nested too deeply"):
         Replay.from_json("[" * 100_000 + "]" * 100_000)
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ReplayError, match="not JSON this reads: nested too deeply"):
+        Replay.from_dict(tampered(lambda d: d["rules"].__setitem__("players", deep)))
 
 
 def test_recorded_events_nested_too_deeply_are_refused_not_a_recursion_error():

@@ -20,7 +20,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from gofish_env.cli import check_output
 from gofish_env.events import Draw
@@ -47,18 +46,6 @@ def nesting_refused() -> Iterator[None]:
         yield
     except RecursionError:
         raise ReplayError("not JSON this reads: nested too deeply") from None
-
-
-def replay_from_data(data: Any) -> Replay:
-    """``Replay.from_dict``, with any nesting too deep for it a ``ReplayError`` too."""
-    with nesting_refused():
-        return Replay.from_dict(data)
-
-
-def load_replay(path: str | Path) -> Replay:
-    """``Replay.load``, with any nesting too deep for it a ``ReplayError`` too."""
-    with nesting_refused():
-        return Replay.load(path)
 
 
 def page_data(replay: Replay) -> dict:
@@ -156,7 +143,7 @@ def main(argv: list[str] | None = None) -> Path:
         parser.error("--output: the page would replace the replay file; name another file")
     check_output(parser, "--output", output)
     try:
-        replay = load_replay(args.file)
+        replay = Replay.load(args.file)
         write_page(replay, output, f"Go Fish replay: {Path(args.file).name}")
     except ReplayError as error:
         parser.error(f"{args.file}: {error}")

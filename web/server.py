@@ -57,13 +57,7 @@ from gofish_env.cpus import CPU_LEVELS
 from gofish_env.players import MODEL_PREFIX, load_agent, player_label
 from gofish_env.replay import Replay, ReplayError
 from gofish_env.rules import Rules
-from gofish_web.replay_page import (
-    STATIC,
-    load_replay,
-    nesting_refused,
-    render_page,
-    replay_from_data,
-)
+from gofish_web.replay_page import STATIC, nesting_refused, render_page
 from gofish_web.tables import (
     HUMAN,
     TABLE_VIEW,
@@ -327,7 +321,7 @@ def create_app(
 
     @app.post("/api/replays", status_code=201)
     def open_replay(data: Any = Body(...)) -> dict:  # noqa: B008 (FastAPI's way to say "the body")
-        replay = replay_from_data(data)
+        replay = Replay.from_dict(data)
         with nesting_refused():
             replay.game()  # it must replay exactly
             text = replay.to_json().encode()  # far smaller than the parsed objects
@@ -346,7 +340,7 @@ def create_app(
         if replay is None and replay_folder is not None and REPLAY_NAME.match(name):
             path = replay_folder / name
             if path.is_file():
-                replay = load_replay(path)
+                replay = Replay.load(path)
         if replay is None:
             raise TableError(404, f"no replay {name!r}")
         return render_page(replay, f"Go Fish replay: {name}")
