@@ -434,7 +434,8 @@ class raw_env(AECEnv):
         encoder = self._encoder
         if encoder.num_events != game.num_events:
             encoder.update(game.events_since(encoder.num_events))
-        return encoder.observe(seat, game.hand_counts(seat), game.current_player)
+        own_cards = game.hand_card_counts(seat) if self.rules.ask_for == "card" else None
+        return encoder.observe(seat, game.hand_counts(seat), game.current_player, own_cards)
 
     def state(self) -> np.ndarray:
         """The global state (``state_space``): every hand, what the pool holds, and the

@@ -316,6 +316,14 @@ class Game:
         self._check_seat(seat, "seat")
         return sorted(card_index(card) for group in self._hands[seat].values() for card in group)
 
+    def hand_card_counts(self, seat: int) -> list[int]:
+        """How many copies of each card index the seat holds: 52 indices, 53 with jokers (the
+        names of exact-card asks; with two decks or jokers an index has two copies)."""
+        counts = [0] * (4 * JOKER + (1 if self.rules.jokers else 0))
+        for index in self.hand_indices(seat):
+            counts[index] += 1
+        return counts
+
     def hand_counts(self, seat: int) -> list[int]:
         """How many cards of each rank the seat holds, by rank index."""
         self._check_seat(seat, "seat")

@@ -22,6 +22,13 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
 - a private draw followed at once by a catch by the drawer was of the caught rank (only
   the drawn rank can complete a set there), so it widens nothing.
 
+With exact-card asks the table also follows single cards (``known_holds`` /
+``known_lacks``, seats x card indices): a hit or a shown draw puts the card asked for in the
+asker's hand and takes it from the target's; a miss proves the target lacks it, and so does
+asking for it (unless ``ask_for_held_card``); a private draw may bring any card but the one
+asked for, and an empty-hand draw any card; a catch lays its cards (``card_laid``).
+``bounds.card_bounds_into`` joins these with one viewer's hand and rank bounds.
+
 A second pair of bounds assumes every seat takes a sure hit when it has one (the ``hard``
 and ``expert`` CPUs always do): a seat that misses while another seat is proved to hold a
 rank held none of that rank, or it would have asked for it (rank asks only). These
@@ -51,6 +58,7 @@ import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
 from gofish_env.bounds import (
     UNBOUNDED,
     bounds_scratch_size,
+    card_bounds_into,
     drop_ruled_out_assumptions,
     opponent_bounds_into,
     opponent_bounds_kernel,
@@ -110,6 +118,11 @@ class PublicKnowledge:
         # Most of a rank one hand can hold: a complete set would have been laid.
         self.hand_cap = np.minimum(self.copies, self.set_size - 1)
         self.max_copies = int(self.copies.max())
+        # Exact-card asks: copies of each card index (1; the joker's index 2), else none.
+        cards = rules.ask_count if self.card_asks else 0
+        self.card_copies = np.ones(cards, np.int64)
+        if rules.jokers and self.card_asks:
+            self.card_copies[-1] = rules.copies_of(ranks - 1)
         self.hand_sizes = [0] * players
         self.pool_size = 0
         self.num_events = 0
@@ -137,6 +150,11 @@ class PublicKnowledge:
         self._unchecked = False  # events since the sure-hit assumption was last checked
         self._fished_unseen = -1  # the seat whose private draw was the last event
         self._fished_asked = -1  # and the rank it had asked for (-1: exact-card asks)
+        cards = self.card_copies.size
+        self.known_holds = np.zeros((players, cards), np.bool_)  # seen arriving, still held
+        self.known_lacks = np.zeros((players, cards), np.bool_)  # proved not held
+        self.card_laid = np.zeros(cards, np.bool_)  # every copy in catches
+        self._lacks_before_draw = np.zeros(cards, np.bool_)
 
     def update(self, events: Sequence[Event]) -> None:
         """Fold in new public events (in order)."""
@@ -153,6 +171,8 @@ class PublicKnowledge:
                 if sure[event.asker, event.rank] < 1:
                     self._skips_sure_hits(event.asker)  # it holds a rank it passed up
                 self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
+                if self.card_asks and not self.rules.ask_for_held_card:
+                    self.known_lacks[event.asker, event.card] = True
             elif kind is Hit:
                 asker, target, rank, count = event.asker, event.target, event.rank, event.count
                 sizes[asker] += count
@@ -166,6 +186,7 @@ class PublicKnowledge:
                     least[target, rank] = max(least[target, rank] - count, 0)
                     most[target, rank] -= count
                     sure[target, rank] = max(sure[target, rank] - count, 0)
+                    self._card_moves(self.asks[-1].card, asker, target)
                 else:
                     least[target, rank] = most[target, rank] = sure[target, rank] = 0
                 self.asks[-1].hit = count
@@ -180,6 +201,8 @@ class PublicKnowledge:
                         event.target,
                         event.rank,
                     )
+                else:
+                    self.known_lacks[event.target, self.asks[-1].card] = True
                 self.asks[-1].fished = True
             elif kind is Draw:
                 seat = event.seat
@@ -190,10 +213,17 @@ class PublicKnowledge:
                     most[seat, event.rank] += 1
                     sure[seat, event.rank] += 1
                     self.asks[-1].shown = True
+                    if self.card_asks:
+                        self._card_moves(self.asks[-1].card, seat, -1)
                 else:
                     # A private card, but not the rank asked for (with rank asks).
                     asked = -1 if self.card_asks else self.asks[-1].rank
                     private_draw_kernel(most, sure, seat, asked)
+                    if self.card_asks:  # any card but the one asked for
+                        lacks = self.known_lacks[seat]
+                        self._lacks_before_draw[:] = lacks
+                        lacks[:] = False
+                        lacks[self.asks[-1].card] = self._lacks_before_draw[self.asks[-1].card]
                     self._fished_unseen, self._fished_asked = seat, asked
             elif kind is Catch:
                 seat, rank = event.seat, event.rank
@@ -203,6 +233,10 @@ class PublicKnowledge:
                     self._skips_sure_hits(seat)
                 if fished == seat:  # the card just drawn completed this catch: it was one
                     catch_after_draw_kernel(most, sure, seat, rank, self._fished_asked)
+                    if self.card_asks:
+                        self.known_lacks[seat] = self._lacks_before_draw
+                if self.card_asks:
+                    self._lay_cards(seat, rank, event.cards)
                 sizes[seat] -= self.set_size
                 self.laid[rank] += self.set_size
                 self.unlaid[rank] -= self.set_size
@@ -217,6 +251,7 @@ class PublicKnowledge:
                 self.pool_size -= event.count
                 least[seat] = 0
                 most[seat] = sure[seat] = event.count
+                self.known_holds[seat] = self.known_lacks[seat] = False
             elif kind is Out:
                 self.out[event.seat] = True
             elif kind is Deal:
@@ -250,6 +285,24 @@ class PublicKnowledge:
             self.hand_cap,
         )
 
+    def _card_moves(self, card: int, to_seat: int, from_seat: int) -> None:
+        """The table saw ``card`` arrive in ``to_seat``'s hand, from ``from_seat``'s (-1:
+        the pool), which held one copy at most and so holds none now."""
+        self.known_holds[to_seat, card] = True
+        self.known_lacks[to_seat, card] = False
+        if from_seat >= 0:
+            self.known_holds[from_seat, card] = False
+            self.known_lacks[from_seat, card] = True
+
+    def _lay_cards(self, seat: int, rank: int, cards: Sequence[int] | None) -> None:
+        """A catch's cards leave ``seat``'s hand for the table: ``cards``, or when a catch
+        is every copy of its rank (``cards`` None), the rank's cards."""
+        if cards is None:
+            cards = range(4 * rank, min(4 * rank + 4, self.card_copies.size))
+        for card in cards:
+            self.card_laid[card] = True
+            self.known_holds[seat, card] = False
+
     def _skips_sure_hits(self, seat: int) -> None:
         """``seat`` was seen to hold a rank it passed up as a sure hit: assume nothing of it."""
         self.skips_sure_hits[seat] = True
@@ -266,6 +319,10 @@ class PublicKnowledge:
                 self.points[seat] += RANK_POINTS[rank]
                 self.laid[rank] += self.set_size
                 self.unlaid[rank] -= self.set_size
+                if self.card_asks and event.laid_cards is None:
+                    self._lay_cards(seat, rank, None)
+        if self.card_asks and event.laid_cards is not None:
+            self.card_laid[list(event.laid_cards)] = True
         for seat in range(self.players):
             if not self.hand_sizes[seat] and not self.pool_size:
                 self.out[seat] = True
@@ -284,6 +341,36 @@ class PublicKnowledge:
         low[opponents], high[opponents] = self.opponent_bounds(seat, own, if_sure_hits)
         low[seat] = high[seat] = own
         return low, high
+
+    def card_bounds(
+        self, seat: int, own_cards: np.ndarray, least: np.ndarray, most: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(holds, lacks), seats x card indices, 0/1: the single cards seat ``seat`` may
+        prove each seat holds or lacks, from the public card facts, its own cards
+        ``own_cards`` and its rank bounds ``least`` / ``most`` (absolute rows, as
+        ``bounds``). The viewer's own row is its hand."""
+        opponents = self._opponents[seat]
+        shape = (self.players - 1, self.card_copies.size)
+        holds, lacks = np.empty(shape, np.int64), np.empty(shape, np.int64)
+        card_bounds_into(
+            self.known_holds,
+            self.known_lacks,
+            self.card_laid,
+            self.card_copies,
+            np.asarray(own_cards, np.int64),
+            np.ascontiguousarray(least[opponents]),
+            np.ascontiguousarray(most[opponents]),
+            self.pool_size,
+            seat,
+            holds,
+            lacks,
+        )
+        all_holds = np.empty((self.players, shape[1]), np.int64)
+        all_lacks = np.empty_like(all_holds)
+        all_holds[opponents], all_lacks[opponents] = holds, lacks
+        all_holds[seat] = np.asarray(own_cards) > 0
+        all_lacks[seat] = np.asarray(own_cards) == 0
+        return all_holds, all_lacks
 
     def opponent_bounds(
         self, seat: int, own: np.ndarray, if_sure_hits: bool = False
@@ -402,6 +489,9 @@ class PlayerView:
     _own_cards: Callable[[], list[str]] = field(repr=False, default=list)
     _bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _sure_hit_bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    own_card_counts: np.ndarray | None = field(default=None, repr=False)
+    """With exact-card asks: copies of each card index in the viewer's hand."""
+    _card_bounds: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def players(self) -> int:
@@ -457,6 +547,27 @@ class PlayerView:
         this game's catches are in ``catches``)."""
         return tuple(self.knowledge.match_scores)
 
+    @property
+    def card_holds(self) -> np.ndarray:
+        """With exact-card asks, card_holds[s, c]: 1 if seat s is proved to hold card index
+        c (``bounds.card_bounds_into``; the viewer's own row is its hand)."""
+        return self._get_card_bounds()[0]
+
+    @property
+    def card_lacks(self) -> np.ndarray:
+        """With exact-card asks, card_lacks[s, c]: 1 if seat s is proved to hold no copy of
+        card index c."""
+        return self._get_card_bounds()[1]
+
+    def _get_card_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._card_bounds is None:
+            if self.own_card_counts is None:
+                raise ValueError("card_holds / card_lacks: the rules ask for ranks, not cards")
+            self._card_bounds = self.knowledge.card_bounds(
+                self.seat, self.own_card_counts, self.least, self.most
+            )
+        return self._card_bounds
+
     def _get_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         if self._bounds is None:
             self._bounds = self.knowledge.bounds(self.seat, self.own_counts)
@@ -504,4 +615,7 @@ class KnowledgeTracker:
             current_player=current,
             legal_asks=game.legal_asks() if current == seat else (),
             knowledge=public,
+            own_card_counts=(
+                np.array(game.hand_card_counts(seat), np.int64) if public.card_asks else None
+            ),
         )

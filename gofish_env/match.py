@@ -164,6 +164,9 @@ class Match:
     def hand_indices(self, seat: int) -> list[int]:
         return self.game.hand_indices(seat)
 
+    def hand_card_counts(self, seat: int) -> list[int]:
+        return self.game.hand_card_counts(seat)
+
     def hand_counts(self, seat: int) -> list[int]:
         return self.game.hand_counts(seat)
 

@@ -19,7 +19,12 @@ import numba
 import numpy as np
 
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
-from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
+from gofish_env.bounds import (
+    card_bounds_into,
+    opponent_bounds_into,
+    sure_hit_bounds_into,
+    sure_hit_scratch_size,
+)
 from gofish_env.events import Ask, Catch, Deal, Draw, GameOver, GoFish, Hit, Out
 from gofish_env.knowledge import PlayerView, PublicKnowledge
 from gofish_env.rules import Rules, is_integer
@@ -91,9 +96,17 @@ class ObservationLayout(Layout):
         self.max_points = rules.total_points
         self.max_catches_of_rank = max(rules.copies_of(r) // rules.set_size for r in range(ranks))
         ask_row = 1 + players + players + asks + 3
-        what = "card" if rules.ask_for == "card" else "rank"
+        # Exact-card asks only: single cards, each by its index (rank * 4 + suit; the joker
+        # last); every other layout leaves these sections out.
+        card_asks = rules.ask_for == "card"
+        what = "card" if card_asks else "rank"
+        jokers = " (the joker: jokers held / 2)" if rules.jokers else ""
         declared = [
             ("own_hand", (ranks,), f"cards of each rank in your hand / {self.max_held}"),
+        ]
+        if card_asks:
+            declared.append(("own_cards", (asks,), f"1 for each card in your hand{jokers}"))
+        declared += [
             ("hand_sizes", (players,), f"cards in each seat's hand / {self.max_hand}"),
             ("catch_counts", (players,), f"catches each seat has laid / {rules.total_sets}"),
             (
@@ -143,6 +156,17 @@ class ObservationLayout(Layout):
                 f"most_held, if every seat takes a sure hit when it has one (a seat that missed "
                 f"while another was proved to hold a rank held none of it) / {self.max_held}",
             ),
+        ]
+        if card_asks:
+            declared += [
+                ("cards_held", (players - 1, asks), "1 if the opponent is proved to hold the card"),
+                (
+                    "cards_lacked",
+                    (players - 1, asks),
+                    "1 if the opponent is proved to hold none of the card",
+                ),
+            ]
+        declared += [
             (
                 "recent_asks",
                 (history, ask_row),
@@ -256,6 +280,9 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
         out[section.start : section.stop] = np.asarray(values, dtype=np.float32).ravel()
 
     put("own_hand", np.asarray(view.own_counts) / layout.max_held)
+    if "own_cards" in sec:
+        copies = view.knowledge.card_copies
+        put("own_cards", np.asarray(view.own_card_counts) / copies)
     put("hand_sizes", [view.hand_sizes[s] / layout.max_hand for s in order])
     put("catch_counts", [len(view.catches[s]) / rules.total_sets for s in order])
     put("tiebreak_points", [view.points[s] / layout.max_points for s in order])
@@ -277,6 +304,9 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
     put("known_none", most == 0)
     put("least_if_sure_hits", view.least_if_sure_hits[opponents] / layout.max_held)
     put("most_if_sure_hits", view.most_if_sure_hits[opponents] / layout.max_held)
+    if "cards_held" in sec:
+        put("cards_held", view.card_holds[opponents])
+        put("cards_lacked", view.card_lacks[opponents])
     if layout.history:
         section = sec["recent_asks"]
         width = section.shape[1]
@@ -302,6 +332,7 @@ def encode(view: PlayerView, layout: ObservationLayout) -> np.ndarray:
 # with the declaration by hand.
 KERNEL_SECTIONS = (
     "own_hand",
+    "own_cards",
     "hand_sizes",
     "catch_counts",
     "to_move",
@@ -311,6 +342,8 @@ KERNEL_SECTIONS = (
     "known_none",
     "least_if_sure_hits",
     "most_if_sure_hits",
+    "cards_held",
+    "cards_lacked",
     "recent_asks",
 )
 KernelConstants = namedtuple(
@@ -364,7 +397,8 @@ class ObservationEncoder:
         last = "match_scores" if self.match_target else "out"
         assert sections["catch_counts"].start + self.buffer.size == sections[last].stop
         self.constants = KernelConstants(
-            **{name: sections[name].start for name in KERNEL_SECTIONS},
+            # -1: a section this layout leaves out (the single cards under rank asks)
+            **{name: sections[name].start if name in sections else -1 for name in KERNEL_SECTIONS},
             max_held=layout.max_held,
             max_hand=layout.max_hand,
             deck_size=rules.deck_size,
@@ -440,10 +474,19 @@ class ObservationEncoder:
         counts = np.bincount(laid, minlength=public.ranks) if laid else 0
         buffer[self.caught[seat]] = np.asarray(counts, np.float32) / self.max_rank_catches
 
-    def observe(self, seat: int, own_counts, current_player: int | None) -> np.ndarray:
-        """``seat``'s observation vector (a new array)."""
+    def observe(
+        self, seat: int, own_counts, current_player: int | None, own_cards=None
+    ) -> np.ndarray:
+        """``seat``'s observation vector (a new array). ``own_cards``: with exact-card asks,
+        the copies of each card index in the seat's hand (``Game.hand_card_counts``)."""
         public = self.public
         obs = np.empty(self.layout.size, np.float32)
+        if public.card_asks:
+            if own_cards is None:
+                raise ValueError("own_cards: exact-card asks need the seat's cards by index")
+            own_cards = np.asarray(own_cards, np.int64)
+        else:
+            own_cards = public.card_copies  # empty: no card sections
         fill_observation(
             obs,
             seat,
@@ -461,6 +504,11 @@ class ObservationEncoder:
             public.unlaid,
             public.hand_cap,
             public.max_copies,
+            own_cards,
+            public.known_holds,
+            public.known_lacks,
+            public.card_laid,
+            public.card_copies,
             self.constants,
         )
         return obs
@@ -484,15 +532,22 @@ def fill_observation(
     unlaid,
     hand_cap,
     max_copies,
+    own_cards,
+    known_holds,
+    known_lacks,
+    card_laid,
+    card_copies,
     at,
 ):
     """Write seat ``seat``'s observation into ``obs`` (every value): seats relative to
     the viewer, its own hand, and the knowledge bounds it deduces with that hand.
+    ``own_cards`` to ``card_copies``: the single cards (``PublicKnowledge``'s card facts),
+    empty arrays under rank asks.
     ``current`` is the seat to move (-1: nobody); ``at`` (``KernelConstants``) names the
     sections' starts and the divisors, from the layout. Divisions are done in float64 and
     stored as float32, as ``encode`` does, so both give the same values bit for bit."""
     players, ranks = least.shape
-    work = observation_work(players, ranks)
+    work = observation_work(players, ranks, card_copies.size)
     fill_observation_into(
         obs,
         seat,
@@ -510,28 +565,36 @@ def fill_observation(
         unlaid,
         hand_cap,
         max_copies,
+        own_cards,
+        known_holds,
+        known_lacks,
+        card_laid,
+        card_copies,
         at,
         work[0],
         work[1],
         work[2],
         work[3][:0],  # no world: the view holds none
         work[4],
+        work[5],
     )
 
 
 @numba.njit(cache=True)
-def observation_work(players, ranks):
+def observation_work(players, ranks, cards):
     """The arrays ``fill_observation_into`` works in: the four bounds (least, most, and the
     same if every seat takes sure hits; opponents x ranks each), an assumed ``most``
     (players x ranks), scratch for the bounds, room for the opponents' true hands
-    (opponents x ranks) where the caller has them, and the four bounds again as flat rows
-    (the same memory: made here once, as a reshape at every observation costs a call)."""
+    (opponents x ranks) where the caller has them, the four bounds again as flat rows
+    (the same memory: made here once, as a reshape at every observation costs a call), and
+    the single cards held and lacked (2 x opponents x ``cards``; 0 under rank asks)."""
     bounds = np.empty((4, players - 1, ranks), np.int64)
     assumed = np.empty((players, ranks), np.int64)
     scratch = np.empty(sure_hit_scratch_size(players, ranks), np.int64)
     world = np.empty((players - 1, ranks), np.int64)
     flat_bounds = bounds.reshape((4, (players - 1) * ranks))
-    return bounds, assumed, scratch, world, flat_bounds
+    card_bounds = np.empty((2, players - 1, cards), np.int64)
+    return bounds, assumed, scratch, world, flat_bounds, card_bounds
 
 
 @numba.njit(cache=True, inline="always")
@@ -560,12 +623,18 @@ def fill_observation_into(
     unlaid,
     hand_cap,
     max_copies,
+    own_cards,
+    known_holds,
+    known_lacks,
+    card_laid,
+    card_copies,
     at,
     bounds,
     assumed,
     scratch,
     world,
     flat_bounds,
+    card_bounds,
 ):
     """``fill_observation`` working in the arrays of ``observation_work`` instead of arrays
     of its own (a batch of games fills thousands of observations a call). It writes every
@@ -629,6 +698,28 @@ def fill_observation_into(
         known_none[cell] = 1.0 if flat_bounds[1, cell] == 0 else 0.0
         least_if[cell] = flat_bounds[2, cell] * per_held
         most_if[cell] = flat_bounds[3, cell] * per_held
+    cards = card_copies.size
+    if cards:  # exact-card asks: the single cards
+        for card in range(cards):
+            obs[at.own_cards + card] = own_cards[card] / card_copies[card]
+        holds, lacks = card_bounds[0], card_bounds[1]
+        card_bounds_into(
+            known_holds,
+            known_lacks,
+            card_laid,
+            card_copies,
+            own_cards,
+            low,
+            high,
+            pool,
+            seat,
+            holds,
+            lacks,
+        )
+        for k in range(players - 1):
+            for card in range(cards):
+                obs[at.cards_held + k * cards + card] = holds[k, card]
+                obs[at.cards_lacked + k * cards + card] = lacks[k, card]
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
     # asked for (one-hot), cards handed over, went fishing, fished card shown; zeros for
     # the rows no ask has reached yet.
@@ -682,7 +773,8 @@ def observation_doc() -> str:
         "",
         "The sizes scale with the rules: P players, R ranks (13, or 14 with jokers), A asks",
         "(R, or 52/53 cards with exact-card asks) and history K give",
-        "R + 3P + P*R + 2P + 1 + 5(P-1)R + K(1 + 2P + A + 3) values (P more in match play).",
+        "R + 3P + P*R + 2P + 1 + 5(P-1)R + K(1 + 2P + A + 3) values (P more in match play;",
+        "A + 2(P-1)A more with exact-card asks, below).",
         "",
     ]
     for players in (2, 3, 5, 6):
@@ -693,6 +785,41 @@ def observation_doc() -> str:
         parts.append(f"- `{preset}` preset, 4 players: {layout.size} values")
     jokers = ObservationLayout(Rules.preset("pairs", jokers=True), DEFAULT_HISTORY)
     parts.append(f"- `pairs` with jokers, 4 players: {jokers.size} values")
+    authors = ObservationLayout(Rules.preset("authors"), DEFAULT_HISTORY)
+    own, held, lacked = authors["own_cards"], authors["cards_held"], authors["cards_lacked"]
+    parts += [
+        "",
+        "## Exact-card asks",
+        "",
+        'With `ask_for="card"` (the `authors` preset) a seat knows which cards it holds, not',
+        "only how many of each rank, and the table follows single cards. Three more sections",
+        "give them, each card by its index (rank * 4 + suit, suits in the order C D H S; the",
+        "joker last): `own_cards` after `own_hand`, and `cards_held` and `cards_lacked` (one",
+        "row per opponent from the viewer's left) after `most_if_sure_hits`.",
+        "",
+        "- `own_cards`: 1 for each card in the viewer's hand (the joker's entry: jokers held / 2).",
+        "- `cards_held`: 1 where the opponent is proved to hold the card.",
+        "- `cards_lacked`: 1 where the opponent is proved to hold none of it.",
+        "",
+        "The table sees a card arrive in the asker's hand on a hit or a shown draw (and leave",
+        "the target's); a miss proves the target lacks the card, and so does asking for it",
+        "when a card you hold may not be asked for (`ask_for_held_card=False`). A private draw",
+        "may bring any card but the one asked for (an empty-hand draw any card), so it clears",
+        "what the drawer was proved to lack; unless it completed a catch at once, which shows",
+        "it was of the caught rank. Catches lay their cards. The viewer then adds its own hand",
+        "and its rank bounds, in one pass: a card is lacked where every copy is laid, in the",
+        "viewer's hand or seen in another hand, or where the opponent can hold none of its",
+        "rank (`most_held` 0); with the pool empty, a card's copies not placed yet go to the",
+        "opponents that may hold it when there are exactly as many of them; an opponent proved",
+        "to hold as many of a rank as the cards of it it may hold holds them all, and one whose",
+        "held cards of a rank reach its most holds no other. The pass does not chase every",
+        "consequence of its own conclusions, so a card can be proved by a longer argument and",
+        "still read 0 in both sections; what reads 1 is always true.",
+        "",
+        f"- `authors` preset, 4 players: `own_cards` at {own.start}..{own.stop - 1}, "
+        f"`cards_held` at {held.start}..{held.stop - 1}, `cards_lacked` at "
+        f"{lacked.start}..{lacked.stop - 1}",
+    ]
     match = ObservationLayout(Rules(match_target=20), DEFAULT_HISTORY)
     scores = match["match_scores"]
     parts += [

@@ -48,7 +48,9 @@ def play_and_compare(rules: Rules, seed: int, history: int, batch: int) -> int:
         tracker.sync()
         encoder.update(game.events_since(encoder.num_events))
         for seat in range(rules.players):
-            fast = encoder.observe(seat, game.hand_counts(seat), game.current_player)
+            fast = encoder.observe(
+                seat, game.hand_counts(seat), game.current_player, game.hand_card_counts(seat)
+            )
             reference = encode(tracker.view(seat), layout)
             assert fast.dtype == reference.dtype == np.float32
             assert np.array_equal(fast, reference), (seat, game.num_asks)
@@ -210,7 +212,9 @@ def test_match_scores_follow_the_events_alone():
     for seat in range(3):
         view = tracker.view(seat)
         assert list(view.match_scores) == list(match.scores)
-        fast = encoder.observe(seat, match.hand_counts(seat), match.current_player)
+        fast = encoder.observe(
+            seat, match.hand_counts(seat), match.current_player, match.hand_card_counts(seat)
+        )
         np.testing.assert_array_equal(
             layout.split(fast)["match_scores"], expected_match_scores(match, seat)
         )
@@ -223,7 +227,8 @@ def test_match_scores_follow_the_events_alone():
 SIZES_WITHOUT_A_MATCH = [
     (Rules(), 281, 481),
     (Rules(players=2), 115, 283),
-    (Rules.preset("authors", players=3), 198, 694),
+    # 198 + 52 own cards + 2 x 2 opponents x 52 cards held and lacked
+    (Rules.preset("authors", players=3), 458, 954),
     (Rules.preset("pairs", jokers=True), 301, 509),
     (Rules.preset("two_decks", players=5), 364, 580),
 ]
@@ -244,7 +249,12 @@ def test_match_play_adds_match_scores_after_out(rules, size_0, size_8):
         plain, layout = ObservationLayout(rules, history), ObservationLayout(match, history)
         assert layout.size == size + players
         before = list(plain.sections)
-        assert list(layout.sections) == [*before[:6], "match_scores", *before[6:]]
+        after_out = before.index("out") + 1
+        assert list(layout.sections) == [
+            *before[:after_out],
+            "match_scores",
+            *before[after_out:],
+        ]
         section = layout["match_scores"]
         assert section.shape == (players,) and section.start == plain["out"].stop
         assert "/ 30" in section.meaning

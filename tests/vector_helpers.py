@@ -33,7 +33,9 @@ class Reference:
         game, encoder = self.games[g], self.encoders[g]
         self.trackers[g].sync()
         encoder.update(game.events_since(encoder.num_events))
-        return encoder.observe(seat, game.hand_counts(seat), game.current_player)
+        return encoder.observe(
+            seat, game.hand_counts(seat), game.current_player, game.hand_card_counts(seat)
+        )
 
     def mask(self, g: int) -> np.ndarray:
         game = self.games[g]

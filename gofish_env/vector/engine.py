@@ -387,7 +387,7 @@ def ask(S, K, g, target, wanted):
     card_asks = K.card_asks
     rank = rank_of_index(wanted) if card_asks else wanted
     if K.knowledge:
-        public.on_ask(S, g, asker, rank)
+        public.on_ask(S, K, g, asker, rank, wanted)
     if card_asks:
         count = 1 if S.cards[g, target, wanted] else 0
         if count:
@@ -406,7 +406,7 @@ def ask(S, K, g, target, wanted):
         S.sizes[g, target] -= count
         S.sizes[g, asker] += count
         if K.knowledge:
-            public.on_hit(S, K, g, asker, target, rank, count)
+            public.on_hit(S, K, g, asker, target, rank, count, wanted)
         if S.counts[g, asker, rank] >= K.set_size:
             lay(S, K, g, asker, rank)
         asks_again = True
@@ -416,7 +416,7 @@ def ask(S, K, g, target, wanted):
     else:
         fished = 1
         if K.knowledge:
-            public.on_go_fish(S, K, g, asker, target, rank)
+            public.on_go_fish(S, K, g, asker, target, rank, wanted)
         asks_again = False
         next_seat = target if K.after_miss_to_asked else left_of(asker, K.players)
         if S.pool_len[g]:
@@ -428,7 +428,7 @@ def ask(S, K, g, target, wanted):
             else:
                 shown = 1 if drawn_rank == rank else 0
             if K.knowledge:
-                public.on_draw(S, K, g, asker, drawn_rank if shown else -1, rank)
+                public.on_draw(S, K, g, asker, drawn_rank if shown else -1, rank, wanted)
             asks_again = shown == 1 and K.fished_again
             if S.counts[g, asker, drawn_rank] >= K.set_size:
                 lay(S, K, g, asker, drawn_rank)

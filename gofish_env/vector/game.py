@@ -237,6 +237,8 @@ class VectorGame(NotCopyable):
         encoder.update(game.events)
         S.least[g], S.most[g], S.sure[g] = known.least, known.most, known.sure_hit_most
         S.skips[g], S.unlaid[g] = known.skips_sure_hits, known.unlaid
+        if K.card_asks:
+            S.known_holds[g], S.known_lacks[g] = known.known_holds, known.known_lacks
         S.buffer[g], S.ring[g] = encoder.buffer, encoder.ask_ring
         # What an opening position (the deal) earned is unpaid: the environments pay it
         # with the first step, as the AEC env does. A position in play owes nothing.

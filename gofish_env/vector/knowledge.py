@@ -39,6 +39,8 @@ def new_game(S, K, g):
     S.asked_me_len[g] = 0
     S.holder[g] = -1
     S.lacks[g] = False
+    S.known_holds[g] = False
+    S.known_lacks[g] = False
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -48,15 +50,28 @@ def skips_sure_hits(S, g, seat):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def on_ask(S, g, asker, rank):
+def on_ask(S, K, g, asker, rank, wanted):
     if S.least[g, asker, rank] < 1:
         S.least[g, asker, rank] = 1
     if S.sure[g, asker, rank] < 1:
         skips_sure_hits(S, g, asker)  # it holds a rank it passed up
+    if K.card_asks and not K.allow_held:
+        S.known_lacks[g, asker, wanted] = True
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def on_hit(S, K, g, asker, target, rank, count):
+def card_moves(S, g, card, to_seat, from_seat):
+    """``PublicKnowledge._card_moves``: the table saw ``card`` arrive in ``to_seat``'s hand,
+    from ``from_seat``'s (-1: the pool)."""
+    S.known_holds[g, to_seat, card] = True
+    S.known_lacks[g, to_seat, card] = False
+    if from_seat >= 0:
+        S.known_holds[g, from_seat, card] = False
+        S.known_lacks[g, from_seat, card] = True
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def on_hit(S, K, g, asker, target, rank, count, wanted):
     if count > S.sure[g, target, rank]:
         skips_sure_hits(S, g, target)  # it held what it was assumed not to
     S.least[g, asker, rank] += count
@@ -66,6 +81,7 @@ def on_hit(S, K, g, asker, target, rank, count):
         S.least[g, target, rank] = max(S.least[g, target, rank] - count, 0)
         S.most[g, target, rank] -= count
         S.sure[g, target, rank] = max(S.sure[g, target, rank] - count, 0)
+        card_moves(S, g, wanted, asker, target)
     else:
         S.least[g, target, rank] = 0
         S.most[g, target, rank] = 0
@@ -73,10 +89,12 @@ def on_hit(S, K, g, asker, target, rank, count):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def on_go_fish(S, K, g, asker, target, rank):
+def on_go_fish(S, K, g, asker, target, rank, wanted):
     """``go_fish_kernel``: the target holds none of the rank; and had the asker held a rank
-    another seat is proved to hold, it would have asked for that instead (rank asks)."""
+    another seat is proved to hold, it would have asked for that instead (rank asks).
+    Under exact-card asks: the target lacks the card."""
     if K.card_asks:
+        S.known_lacks[g, target, wanted] = True
         return
     least = S.least[g]  # one game's rows: the loops below index them directly
     least[target, rank] = 0
@@ -95,15 +113,23 @@ def on_go_fish(S, K, g, asker, target, rank):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def on_draw(S, K, g, seat, shown_rank, asked_rank):
+def on_draw(S, K, g, seat, shown_rank, asked_rank, wanted):
     """A fished card: ``shown_rank`` when it is shown, else -1: ``private_draw_kernel``, one
-    more of any rank but the one asked for (which it may be under exact-card asks)."""
+    more of any rank but the one asked for (which it may be under exact-card asks). Under
+    exact-card asks a private draw may be any card but the one asked for (``wanted``)."""
     most, sure = S.most[g, seat], S.sure[g, seat]  # the seat's rows
     if shown_rank >= 0:
         S.least[g, seat, shown_rank] += 1
         most[shown_rank] += 1
         sure[shown_rank] += 1
+        if K.card_asks:
+            card_moves(S, g, wanted, seat, -1)
         return
+    if K.card_asks:
+        for card in range(K.card_indices):
+            S.lacks_before_draw[g, card] = S.known_lacks[g, seat, card]
+            if card != wanted:
+                S.known_lacks[g, seat, card] = False
     for rank in range(K.ranks):
         most[rank] += 1
         sure[rank] += 1
@@ -122,6 +148,9 @@ def catch_after_draw(S, K, g, seat, rank, asked_rank):
         if other != rank and other != asked:
             most[other] -= 1
             sure[other] -= 1
+    if K.card_asks:
+        for card in range(K.card_indices):
+            S.known_lacks[g, seat, card] = S.lacks_before_draw[g, card]
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
@@ -154,6 +183,10 @@ def on_catch(S, K, g, seat, rank):
     S.least[g, seat, rank] = max(S.least[g, seat, rank] - set_size, 0)
     S.most[g, seat, rank] = most_after_catch(S.most[g, seat, rank], set_size)
     S.sure[g, seat, rank] = max(min(S.sure[g, seat, rank] - set_size, set_size - 1), 0)
+    if K.card_asks:  # the cards laid (``laid_cards`` already says so) leave the hand
+        for card in range(4 * rank, min(4 * rank + 4, K.card_indices)):
+            if S.laid_cards[g, card]:
+                S.known_holds[g, seat, card] = False
     write_catches(S, K, g, seat, rank)
     points = S.rank_points[rank]
     S.parts[g, seat, 0] += 1.0
@@ -177,6 +210,8 @@ def on_empty_hand_draw(S, g, seat, count):
     S.least[g, seat] = 0
     S.most[g, seat] = count
     S.sure[g, seat] = count
+    S.known_holds[g, seat] = False
+    S.known_lacks[g, seat] = False
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")

@@ -165,6 +165,10 @@ class ArrayView:
         known.sure_hit_most = S.sure[game].copy()
         known.skips_sure_hits = S.skips[game].copy()
         known.unlaid = S.unlaid[game].copy()
+        if known.card_asks:
+            known.known_holds = S.known_holds[game].copy()
+            known.known_lacks = S.known_lacks[game].copy()
+            known.card_laid = S.laid_cards[game].copy()
         known.laid = known.copies - known.unlaid
         known.hand_sizes = S.sizes[game].tolist()
         known.pool_size = int(S.pool_len[game])
@@ -196,6 +200,9 @@ class ArrayView:
                 partial(cards_of, S.cards[game, seat].copy())
                 if batch.constants.card_asks
                 else suits_not_kept
+            ),
+            own_card_counts=(
+                S.cards[game, seat].astype(np.int64) if batch.constants.card_asks else None
             ),
         )
 

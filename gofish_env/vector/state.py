@@ -99,6 +99,9 @@ STATE_FIELDS = (
     "sure",  # [N, P, R] sure_hit_most
     "skips",  # [N, P] skips_sure_hits
     "unlaid",  # [N, R]
+    "known_holds",  # [N, P, C] the single cards each seat is seen to hold (exact-card asks)
+    "known_lacks",  # [N, P, C] and proved to lack
+    "lacks_before_draw",  # [N, C] the drawer's known_lacks before its last private draw
     "buffer",  # [N, B] the encoder's public buffer
     "ring",  # [N, H, 6] the encoder's ask ring
     "last",  # [N, 6] the last ask's record (-1 asker: none yet)
@@ -113,12 +116,19 @@ STATE_FIELDS = (
     "lacks",  # [N, C, P] hard: seats known not to hold it
     # Per-rank tables of the rules (the same for every game).
     "copies",  # [R] cards of each rank in the deck
+    "card_copies",  # [C] copies of each card index (exact-card asks only)
     "hand_cap",  # [R] most of a rank one hand can hold
     "rank_points",  # [R] tiebreak points of a catch
     # Work space the kernels reuse at every call, instead of allocating (not per game).
     "assumption_work",  # bounds.assumption_work_size integers
 )
-SHARED_FIELDS = ("copies", "hand_cap", "rank_points", "assumption_work")  # not per game
+SHARED_FIELDS = (
+    "copies",
+    "card_copies",
+    "hand_cap",
+    "rank_points",
+    "assumption_work",
+)  # not per game
 
 
 State, StateStructType = struct_types("State", STATE_FIELDS, __name__)
@@ -223,6 +233,9 @@ def allocate(rules: Rules, num_games: int, history: int, log_size: int = 0) -> S
         sure=np.full((n, players, ranks), UNBOUNDED, np.int32),
         skips=np.zeros((n, players), np.bool_),
         unlaid=np.zeros((n, ranks), np.int16),
+        known_holds=np.zeros((n, players, cards), np.bool_),
+        known_lacks=np.zeros((n, players, cards), np.bool_),
+        lacks_before_draw=np.zeros((n, cards), np.bool_),
         buffer=np.zeros((n, buffer_size), np.float32),
         ring=np.zeros((n, history, RECORD_FIELDS), np.int16),
         last=np.full((n, RECORD_FIELDS), -1, i64),
@@ -235,6 +248,7 @@ def allocate(rules: Rules, num_games: int, history: int, log_size: int = 0) -> S
         holder=np.full((n, cards), -1, np.int8),
         lacks=np.zeros((n, cards, players), np.bool_),
         copies=copies,
+        card_copies=PublicKnowledge(rules).card_copies,
         hand_cap=np.minimum(copies, rules.set_size - 1),
         rank_points=np.array(RANK_POINTS[:ranks], np.int64),
         assumption_work=np.zeros(assumption_work_size(players, ranks), np.int64),

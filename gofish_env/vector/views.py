@@ -175,12 +175,18 @@ def observe_into(S, K, at, gather, g, seat, row, work):
         S.unlaid[g],
         S.hand_cap,
         K.max_copies,
+        S.cards[g, seat],
+        S.known_holds[g],
+        S.known_lacks[g],
+        S.laid_cards[g],
+        S.card_copies,
         at,
         work[0],
         work[1],
         work[2],
         true_hands(S, K, g, seat, work[3]),
         work[4],
+        work[5],
     )
 
 
@@ -200,7 +206,7 @@ def true_hands(S, K, g, seat, world):
 @numba.njit(cache=True, error_model="numpy")
 def observe(S, K, at, gather, games, seats, out):
     """Row i of ``out``: the observation of game ``games[i]`` for seat ``seats[i]``."""
-    work = observation_work(K.players, K.ranks)
+    work = observation_work(K.players, K.ranks, K.card_indices)
     # Borrowed (structs.borrow): handed to the helpers at every game without counting.
     borrowed = (
         borrow(work[0]),
@@ -208,6 +214,7 @@ def observe(S, K, at, gather, games, seats, out):
         borrow(work[2]),
         borrow(work[3]),
         borrow(work[4]),
+        borrow(work[5]),
     )
     # The caller's arrays borrowed too: each row handed on would otherwise be counted.
     rows, gathers = borrow(out), borrow(gather)
@@ -223,7 +230,7 @@ def observe(S, K, at, gather, games, seats, out):
 @numba.njit(cache=True, error_model="numpy")
 def observe_one(S, K, at, gather, g, seat, out):
     """``out[0]``: game ``g``'s observation for ``seat``."""
-    work = observation_work(K.players, K.ranks)
+    work = observation_work(K.players, K.ranks, K.card_indices)
     observe_into(S, K, at, gather, g, seat, out[0], work)
 
 
