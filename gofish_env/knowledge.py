@@ -25,8 +25,9 @@ Deductions (rank asks; exact-card asks deduce what their rank-level events allow
 With exact-card asks the table also follows single cards (``known_holds`` /
 ``known_lacks``, seats x card indices): a hit or a shown draw puts the card asked for in the
 asker's hand and takes it from the target's; a miss proves the target lacks it, and so does
-asking for it (unless ``ask_for_held_card``); a private draw may bring any card but the one
-asked for, and an empty-hand draw any card; a catch lays its cards (``card_laid``).
+asking for it (unless ``ask_for_held_card``, or it is a joker: its asker holds the other); a
+private draw may bring any card but the one asked for, and an empty-hand draw any card; a
+catch lays its cards (``card_laid``).
 ``bounds.card_bounds_into`` joins these with one viewer's hand and rank bounds.
 
 A second pair of bounds assumes every seat takes a sure hit when it has one (the ``hard``
@@ -171,7 +172,13 @@ class PublicKnowledge:
                 if sure[event.asker, event.rank] < 1:
                     self._skips_sure_hits(event.asker)  # it holds a rank it passed up
                 self.asks.append(AskRecord(event.asker, event.target, event.rank, event.card))
-                if self.card_asks and not self.rules.ask_for_held_card:
+                # Asking for a card you may not hold proves you lack it; but a joker is
+                # asked for by a seat holding the other one.
+                if (
+                    self.card_asks
+                    and not self.rules.ask_for_held_card
+                    and self.card_copies[event.card] == 1
+                ):
                     self.known_lacks[event.asker, event.card] = True
             elif kind is Hit:
                 asker, target, rank, count = event.asker, event.target, event.rank, event.count

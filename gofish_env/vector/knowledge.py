@@ -55,8 +55,8 @@ def on_ask(S, K, g, asker, rank, wanted):
         S.least[g, asker, rank] = 1
     if S.sure[g, asker, rank] < 1:
         skips_sure_hits(S, g, asker)  # it holds a rank it passed up
-    if K.card_asks and not K.allow_held:
-        S.known_lacks[g, asker, wanted] = True
+    if K.card_asks and not K.allow_held and S.card_copies[wanted] == 1:
+        S.known_lacks[g, asker, wanted] = True  # a joker's asker holds the other
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
