@@ -24,8 +24,9 @@ Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
   compiled ``hard`` CPUs) shows another ask does better beyond its noise.
 
 Exact-card asks (``rules.ask_for == "card"``): every level decides at rank level and then
-names a card of that rank; ``hard`` and ``expert`` follow single cards through the public
-asks (``CardLedger``) to name one the target is known to hold, or not known not to.
+names a card of that rank; ``hard`` and ``expert`` name one the target is proved to hold,
+else one it is not proved to lack (``best_card``: ``PlayerView.card_holds`` /
+``card_lacks``).
 """
 
 from __future__ import annotations
@@ -122,71 +123,17 @@ def card_from_hand(rng: random.Random, counts: Sequence[int], ranks: Sequence[in
     return rng.choices(list(ranks), weights=weights)[0]
 
 
-class CardLedger:
-    """Single cards followed through the public asks, for exact-card asks.
-
-    ``holder[c]`` is the seat known to hold card index ``c`` (it took it on a hit, or drew it
-    shown); ``lacks[c]`` the seats known not to hold it (asked for it and missed, or asked
-    for it, which under the default exact-card rule means not holding it). A seat that may
-    have drawn unseen cards (after a go fish) forgets what it was known to lack. Rank-level
-    facts (catches, bounds) stay with ``PlayerView``; this only picks among a rank's cards.
+def best_card(rng: random.Random, view: PlayerView, target: int, asks: list[LegalAsk]) -> LegalAsk:
+    """Among the legal asks of one (target, rank) under exact-card asks, a card the target
+    is proved to hold; else one it is not proved to lack; else any (at random among equals).
     """
-
-    def __init__(self) -> None:
-        self._asks: list[AskRecord] | None = None
-        self._done = 0
-        self.holder: dict[int, int] = {}
-        self.lacks: dict[int, set[int]] = {}
-
-    def update(self, view: PlayerView) -> None:
-        asks = view.asks
-        if asks is not self._asks or len(asks) < self._done:
-            self._asks, self._done = asks, 0
-            self.holder, self.lacks = {}, {}
-        rules = view.rules
-        for record in asks[self._done :]:
-            card = record.card
-            if card is None:
-                continue
-            lacks = self.lacks.setdefault(card, set())
-            if not rules.ask_for_held_card:
-                lacks.add(record.asker)
-            if record.hit or record.shown:
-                self.holder[card] = record.asker
-                lacks.discard(record.asker)
-            else:
-                lacks.add(record.target)
-                if self.holder.get(card) == record.target:
-                    del self.holder[card]
-            if record.fished and not record.shown:
-                # It may have drawn any card: forget what it was known to lack.
-                for seats in self.lacks.values():
-                    seats.discard(record.asker)
-        self._done = len(asks)
-
-    def chance(self, target: int, card: int) -> float:
-        """1 if ``target`` is known to hold the card, 0 if known not to (or another seat
-        does), 0.5 otherwise: a score to rank the cards of one rank by."""
-        holder = self.holder.get(card)
-        if holder is not None:
-            return 1.0 if holder == target else 0.0
-        return 0.0 if target in self.lacks.get(card, ()) else 0.5
-
-    def best_card(self, rng: random.Random, target: int, asks: list[LegalAsk]) -> LegalAsk:
-        """Among the legal asks of one (target, rank), the card most likely at the target."""
-        scores = [self.chance(target, card) for _, card in asks]
-        top = max(scores)
-        return rng.choice([ask for ask, score in zip(asks, scores, strict=True) if score == top])
+    holds, lacks = view.card_holds[target], view.card_lacks[target]
+    scores = [2 if holds[card] else 0 if lacks[card] else 1 for _, card in asks]
+    top = max(scores)
+    return rng.choice([ask for ask, score in zip(asks, scores, strict=True) if score == top])
 
 
 # ---------------------------------------------------------------------------- the levels
-
-
-class CardTrackingCPU(CPU):
-    """A CPU that keeps a ``CardLedger`` over a game (for exact-card asks)."""
-
-    def _forget(self) -> None:
-        self._ledger = CardLedger()
 
 
 class RandomCPU(CPU):
@@ -330,7 +277,7 @@ class NormalCPU(CPU):
         return self.rng.choice(view.legal_asks)
 
 
-class HardCPU(CardTrackingCPU):
+class HardCPU(CPU):
     """Uses the whole public history through the knowledge bounds, and its own counts.
 
     First a seat proved to hold a rank it holds (``least > 0``), the rank it holds most of
@@ -362,8 +309,7 @@ class HardCPU(CardTrackingCPU):
                 best.append(key)
         key = self.rng.choice(best)
         if view.rules.ask_for == "card":
-            self._ledger.update(view)
-            return self._ledger.best_card(self.rng, key[0], groups[key])
+            return best_card(self.rng, view, key[0], groups[key])
         return groups[key][0]
 
 
@@ -373,7 +319,7 @@ SURE_CATCH = 10.0
 MAY_HIT = 5.0
 
 
-class ExpertCPU(CardTrackingCPU):
+class ExpertCPU(CPU):
     """The strongest CPU here, from public information only.
 
     - Exact bounds: ``view.least``/``view.most`` from the knowledge module (which also uses
@@ -505,8 +451,7 @@ class ExpertCPU(CardTrackingCPU):
         top = max(scores.values())
         key = self.rng.choice([k for k, score in scores.items() if score > top - 1e-9])
         if card_asks:
-            self._ledger.update(view)
-            return self._ledger.best_card(self.rng, key[0], groups[key])
+            return best_card(self.rng, view, key[0], groups[key])
         return groups[key][0]
 
     def scores(
@@ -515,6 +460,8 @@ class ExpertCPU(CardTrackingCPU):
         """The score of each (target, rank) in ``keys`` (default: every legal one):
         ``choose`` asks one of the highest."""
         rules = view.rules
+        if rules.ask_for == "card":
+            return self.card_scores(view, keys)
         sure = view.least
         low, high = view.least_if_sure_hits, view.most_if_sure_hits
         chance = self.hit_chances(view, low, high)
@@ -548,6 +495,46 @@ class ExpertCPU(CardTrackingCPU):
             return value
 
         return {key: score(key) for key in (group_asks(view) if keys is None else keys)}
+
+    def card_scores(
+        self, view: PlayerView, keys: Iterable[tuple[int, int]] | None = None
+    ) -> dict[tuple[int, int], float]:
+        """``scores`` under exact-card asks, where a hit needs the right card: sure only
+        where the target is proved to hold a card of the rank this seat may name
+        (``view.card_holds``); otherwise the chance that a card it may hold is there, the
+        fitted count of the rank at the target (``spread``, beyond its proved cards) shared
+        among the cards of the rank not proved lacked there."""
+        groups = group_asks(view)
+        low, high = view.least_if_sure_hits, view.most_if_sure_hits
+        extra, _ = self.spread(view, low, high)
+        holds, lacks = view.card_holds, view.card_lacks
+        own = view.own_counts
+        set_size = view.rules.set_size
+        tiebreak = self.tiebreak_weight(view.rules)
+        cards = holds.shape[1]
+
+        def score(key: tuple[int, int]) -> float:
+            target, rank = key
+            held = own[rank]
+            of_rank = range(4 * rank, min(4 * rank + 4, cards))
+            known = int(sum(holds[target, card] for card in of_rank))
+            if any(holds[target, card] for _, card in groups[key]):
+                completes = held + known >= set_size
+                bonus = completes * (SURE_CATCH + RANK_POINTS[rank] * tiebreak)
+                return SURE_HIT + bonus + held + known
+            open_cards = sum(
+                1 for card in of_rank if not (holds[target, card] or lacks[target, card])
+            )
+            chance = 0.0
+            if open_cards:
+                expected = low[target, rank] + extra[target, rank] - known
+                chance = min(max(expected / open_cards, 0.0), 1.0)
+            value = held + self.HIT_WEIGHT * chance + RANK_POINTS[rank] * tiebreak
+            if open_cards:
+                value += MAY_HIT
+            return value
+
+        return {key: score(key) for key in (groups if keys is None else keys)}
 
 
 CPU_LEVELS: dict[str, type[CPU]] = {

@@ -9,11 +9,21 @@ Ranks are indices: 5 -> 3, 7 -> 5, 9 -> 7, K -> 11.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from helpers import position, rank
 
 from gofish_env import Game, Match, Rules
-from gofish_env.cpus import CPU, CPU_LEVELS, RECENT_ASKS, EasyCPU, NormalCPU, make_cpu
+from gofish_env.cpus import (
+    CPU,
+    CPU_LEVELS,
+    RECENT_ASKS,
+    EasyCPU,
+    NormalCPU,
+    best_card,
+    make_cpu,
+)
 from gofish_env.knowledge import KnowledgeTracker
 
 LEVELS = list(CPU_LEVELS)
@@ -426,3 +436,17 @@ def test_expert_keeps_the_turn_when_the_pool_is_nearly_empty():
     for seed in range(20):
         assert make_cpu("hard", seed=seed).choose(view) == (1, KING)
         assert make_cpu("expert", seed=seed).choose(view) in {(1, SEVEN), (1, NINE), (1, FIVE)}
+
+
+def test_hard_and_expert_name_the_card_the_target_is_proved_to_hold():
+    # Exact-card asks, no pool. Seat 1 asked for the QS (so it lacks it) and missed; the
+    # viewer holds QD and QC: the QS can only be in seat 0's hand, though no event named it
+    # there. Between seat 0's QH and QS, the card to name is the QS.
+    hands = ["QS 5C 5H", "QH 5D 5S", "QD QC"]
+    game = position(hands, rules=Rules.preset("authors", players=3), rest=0, first_player=1)
+    game.ask(2, "QS")
+    view = KnowledgeTracker(game).view(2)
+    queens = [(0, 4 * rank("Q") + suit) for suit in (2, 3)]  # QH, QS
+    assert queens == [ask for ask in view.legal_asks if ask[0] == 0]
+    for seed in range(20):
+        assert best_card(random.Random(seed), view, 0, queens) == queens[1]

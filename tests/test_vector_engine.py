@@ -17,6 +17,7 @@ from test_properties import ALL_CONFIGS, house_rule_configs, preset_configs
 from vector_helpers import Reference, compare, dealt_games, play_both, played_into
 
 from gofish_env import Game, IllegalAsk, Match, Rules
+from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.vector import CompiledCPUs, VectorGame, views
 
 # Set-ups where the order cards arrived in decides which are laid (exact-card asks with
@@ -545,8 +546,13 @@ def test_an_array_view_shows_its_own_cards_with_exact_card_asks_and_refuses_with
     batch = VectorGame.from_games([copy.deepcopy(game) for game in games], log_size=64)
     view = ArrayView(batch)
     for g, game in enumerate(games):
+        tracker = KnowledgeTracker(game)
         for seat in range(3):
-            assert view.view(g, seat).own_cards == game.hand(seat)
+            seen, reference = view.view(g, seat), tracker.view(seat)
+            assert seen.own_cards == game.hand(seat)
+            # and the single cards it proves, as the Python game's view does
+            assert (seen.card_holds == reference.card_holds).all()
+            assert (seen.card_lacks == reference.card_lacks).all()
     view = ArrayView(VectorGame.from_games(dealt_games(Rules(players=3), 1, seed=2)))
     with pytest.raises(ValueError, match="not their suits; read own_counts"):
         _ = view.view(0, 1).own_cards

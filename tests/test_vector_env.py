@@ -145,8 +145,8 @@ def test_the_vector_env_is_gofishenv_game_for_game(name, rules):
 )
 def test_python_opponents_play_through_the_batchs_views(rules):
     """A player object (the Python expert on a fixed stream) plays in Python from views
-    built from the batch's arrays: the same choices as in GoFishEnv, card ledger included
-    under exact-card asks."""
+    built from the batch's arrays: the same choices as in GoFishEnv, the single cards
+    proved under exact-card asks included."""
     side_by_side(rules, "expert", "catches", count=3, seed=3, in_python=True)
 
 

@@ -17,7 +17,12 @@ import numba
 import numpy as np
 
 import gofish_env.compile_interrupts  # noqa: F401  (Ctrl-C while compiling)
-from gofish_env.bounds import opponent_bounds_into, sure_hit_bounds_into, sure_hit_scratch_size
+from gofish_env.bounds import (
+    card_bounds_into,
+    opponent_bounds_into,
+    sure_hit_bounds_into,
+    sure_hit_scratch_size,
+)
 from gofish_env.cpus import (
     COMPILED_LEVELS,
     LIKELY_HIT,
@@ -142,12 +147,13 @@ def extra_size(K):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def level_work(players, ranks, actions):
+def level_work(players, ranks, actions, cards):
     """The arrays ``_hard`` and ``_expert`` work in: the opponents' bounds, proved and
     assumed, and room for their true hands [5, P - 1, R]; the bounds by absolute seat and
     an assumed ``most`` [3, P, R]; the bounds' scratch; the unseen cards [R]; the fit's
     fill and caps [2, P + 1, R], its row targets [P + 1], the free cards and column
-    factors [2, R]; the scores [A]."""
+    factors [2, R]; the scores [A]; the single cards held and lacked [2, P - 1, C] (exact-card
+    asks)."""
     return (
         np.empty((5, players - 1, ranks), np.int64),
         np.empty((3, players, ranks), np.int64),
@@ -157,6 +163,7 @@ def level_work(players, ranks, actions):
         np.empty(players + 1),
         np.empty((2, ranks)),
         np.empty(actions),
+        np.empty((2, players - 1, cards), np.int64),
     )
 
 
@@ -170,7 +177,7 @@ def choice_work(K):
         np.empty(K.actions + 1, np.int64),
         np.empty(K.actions + 1, np.int64),
         np.empty(extra_size(K), np.int64),
-        level_work(K.players, K.ranks, K.actions),
+        level_work(K.players, K.ranks, K.actions, K.card_indices),
     )
 
 
@@ -394,36 +401,48 @@ def _hard(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work)
         if score == top:
             best[size] = k
             size += 1
-    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size)
+    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work)
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size):
+def _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work):
     """An ask of one of the groups ``best[:size]``, at random; under exact-card asks, the
-    card by ``CardLedger.best_card`` (``best`` is reused as scratch)."""
+    card by ``best_card`` (``best`` is reused as scratch; ``work``: ``level_work``, its
+    first two rows of bounds the viewer's proved least and most)."""
     k = best[below(rng, stream, size)]
     if not K.card_asks:
         return legal[starts[k]]
-    return _best_card(S, K, g, seat, rng, stream, legal, starts, k, best)
+    return _best_card(S, K, g, seat, rng, stream, legal, starts, k, best, work)
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best):
-    """``CardLedger.best_card``: among group ``k``'s cards, one most likely at the target."""
-    target = (seat + 1 + legal[starts[k]] // K.ask_count) % K.players
-    top_chance = -1.0
+def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best, work):
+    """``cpus.best_card``: among group ``k``'s cards, one the target is proved to hold, else
+    one it is not proved to lack."""
+    offset = legal[starts[k]] // K.ask_count  # the target, places to the seat's left
+    holds, lacks = work[8][0], work[8][1]
+    card_bounds_into(
+        S.known_holds[g],
+        S.known_lacks[g],
+        S.laid_cards[g],
+        S.card_copies,
+        S.cards[g, seat],
+        work[0][0],
+        work[0][1],
+        S.pool_len[g],
+        seat,
+        holds,
+        lacks,
+    )
+    top_score = -1
     size = 0
     for j in range(starts[k], starts[k + 1]):
         card = legal[j] % K.ask_count
-        holder = S.holder[g, card]
-        if holder >= 0:
-            chance = 1.0 if holder == target else 0.0
-        else:
-            chance = 0.0 if S.lacks[g, card, target] else 0.5
-        if chance > top_chance:
-            top_chance = chance
+        score = 2 if holds[offset, card] else 0 if lacks[offset, card] else 1
+        if score > top_score:
+            top_score = score
             size = 0
-        if chance == top_chance:
+        if score == top_score:
             best[size] = legal[j]
             size += 1
     return best[below(rng, stream, size)]
@@ -545,7 +564,7 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
     players, R = K.players, K.ranks
     own = S.counts[g, seat]
     opponents = players - 1
-    bounds, by_seat, scratch, unseen, fit, rows, columns, scores = work
+    bounds, by_seat, scratch, unseen, fit, rows, columns, scores, _ = work
     proved, possible, assumed_low, assumed_high = bounds[0], bounds[1], bounds[2], bounds[3]
     args = (S.sizes[g], own, S.unlaid[g], S.hand_cap, S.pool_len[g], K.max_copies, seat)
     opponent_bounds_into(S.least[g], S.most[g], *args, proved, possible, scratch)
@@ -564,6 +583,8 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
         # they prove (as in the observation).
         true_hands(S, K, g, seat, bounds[4]),
     )
+    if K.card_asks:
+        return _expert_cards(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work)
     tiebreak = K.expert_tiebreak
     top = -np.inf
     # Asks that hit for sure if the others take sure hits are scored first. No other ask
@@ -628,7 +649,82 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
         if scores[k] > top - TIE:
             best[size] = k
             size += 1
-    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size)
+    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _expert_cards(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, work):
+    """``ExpertCPU.card_scores`` and the choice, after ``_expert`` has made the bounds in
+    ``work``: a sure hit only where the target is proved to hold a card the seat may name;
+    otherwise the fitted count of the rank at the target shared among its open cards."""
+    players = K.players
+    own = S.counts[g, seat]
+    bounds, by_seat, _, unseen, fit, rows, columns, scores, card_bounds = work
+    proved, possible, assumed_low, assumed_high = bounds[0], bounds[1], bounds[2], bounds[3]
+    holds, lacks = card_bounds[0], card_bounds[1]
+    card_bounds_into(
+        S.known_holds[g],
+        S.known_lacks[g],
+        S.laid_cards[g],
+        S.card_copies,
+        S.cards[g, seat],
+        proved,
+        possible,
+        S.pool_len[g],
+        seat,
+        holds,
+        lacks,
+    )
+    low, high = by_seat[0], by_seat[1]  # absolute seats (the fit skips the own row)
+    for offset in range(players - 1):
+        target = (seat + 1 + offset) % players
+        low[target] = assumed_low[offset]
+        high[target] = assumed_high[offset]
+    pool = S.pool_len[g]
+    for r in range(K.ranks):
+        unseen[r] = S.unlaid[g, r] - own[r]
+    fill, free = fit[0], columns[0]
+    expert_fit(S.sizes[g], pool, unseen, seat, low, high, fill, free, fit[1], rows, columns[1])
+    tiebreak = K.expert_tiebreak
+    cards = K.card_indices
+    top = -np.inf
+    for k in range(groups):
+        offset = legal[starts[k]] // K.ask_count
+        target = (seat + 1 + offset) % players
+        rank = ranks[k]
+        held = own[rank]
+        known = 0
+        open_cards = 0
+        for card in range(4 * rank, min(4 * rank + 4, cards)):
+            known += holds[offset, card]
+            if not (holds[offset, card] or lacks[offset, card]):
+                open_cards += 1
+        sure = False
+        for j in range(starts[k], starts[k + 1]):
+            if holds[offset, legal[j] % K.ask_count]:
+                sure = True
+        if sure:
+            bonus = 0.0
+            if held + known >= K.set_size:
+                bonus = SURE_CATCH + S.rank_points[rank] * tiebreak
+            score = SURE_HIT + bonus + held + known
+        else:
+            chance = 0.0
+            if open_cards:
+                expected = assumed_low[offset, rank] + fill[target, rank] - known
+                chance = min(max(expected / open_cards, 0.0), 1.0)
+            score = held + HIT_WEIGHT * chance + S.rank_points[rank] * tiebreak
+            if open_cards:
+                score += MAY_HIT
+        scores[k] = score
+        top = max(top, score)
+    best = extra
+    size = 0
+    for k in range(groups):
+        if scores[k] > top - TIE:
+            best[size] = k
+            size += 1
+    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work)
 
 
 @numba.njit(cache=True, error_model="numpy")

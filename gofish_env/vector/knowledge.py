@@ -37,8 +37,6 @@ def new_game(S, K, g):
     S.told_index[g] = -1
     S.told_holds[g] = False
     S.asked_me_len[g] = 0
-    S.holder[g] = -1
-    S.lacks[g] = False
     S.known_holds[g] = False
     S.known_lacks[g] = False
 
@@ -258,7 +256,7 @@ def _write_record(record, asker, target, wanted, hit, fished, shown):
 @numba.njit(cache=True, inline="always", error_model="numpy")
 def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
     """What the compiled CPUs keep of public ask number ``index`` (``gofish_env.cpus``:
-    normal's ``_told``, easy's ``_asked_me``, hard's ``CardLedger``). Each is a function
+    normal's ``_told``, easy's ``_asked_me``). Each is a function
     of the public asks alone, so one copy per game serves every seat."""
     rank = wanted // 4 if K.card_asks else wanted
     # normal: the asker holds the rank; the target does not (unless one card was taken).
@@ -285,23 +283,3 @@ def remember(S, K, g, index, asker, target, wanted, hit, fished, shown):
             memory[g, asker, kept, 1] = memory[g, asker, i, 1]
             kept += 1
     S.asked_me_len[g, asker] = kept
-    if K.card_asks:
-        ledger_update(S, K, g, asker, target, wanted, hit, fished, shown)
-
-
-@numba.njit(cache=True, error_model="numpy")
-def ledger_update(S, K, g, asker, target, card, hit, fished, shown):
-    """``CardLedger.update`` for one record."""
-    if not K.allow_held:
-        S.lacks[g, card, asker] = True
-    if hit or shown:
-        S.holder[g, card] = asker
-        S.lacks[g, card, asker] = False
-    else:
-        S.lacks[g, card, target] = True
-        if S.holder[g, card] == target:
-            S.holder[g, card] = -1
-    if fished and not shown:
-        # It may have drawn any card: forget what it was known to lack.
-        for other in range(S.lacks.shape[1]):
-            S.lacks[g, other, asker] = False

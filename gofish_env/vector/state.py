@@ -112,8 +112,6 @@ STATE_FIELDS = (
     "told_holds",  # [N, P, R] normal: whether it said the seat holds the rank
     "asked_me",  # [N, P, EASY_MEMORY, 2] easy: requests made to each seat (seat, rank)
     "asked_me_len",  # [N, P]
-    "holder",  # [N, C] hard: the seat known to hold each card index (-1 none)
-    "lacks",  # [N, C, P] hard: seats known not to hold it
     # Per-rank tables of the rules (the same for every game).
     "copies",  # [R] cards of each rank in the deck
     "card_copies",  # [C] copies of each card index (exact-card asks only)
@@ -245,8 +243,6 @@ def allocate(rules: Rules, num_games: int, history: int, log_size: int = 0) -> S
         told_holds=np.zeros((n, players, ranks), np.bool_),
         asked_me=np.zeros((n, players, EASY_MEMORY, 2), np.int8),
         asked_me_len=np.zeros((n, players), np.int8),
-        holder=np.full((n, cards), -1, np.int8),
-        lacks=np.zeros((n, cards, players), np.bool_),
         copies=copies,
         card_copies=PublicKnowledge(rules).card_copies,
         hand_cap=np.minimum(copies, rules.set_size - 1),
