@@ -23,10 +23,11 @@ Levels, weakest first (``CPU_LEVELS``; measured in ``docs/baselines.md``):
   of the pool where a search over hidden worlds sampled from the view (rollouts by
   compiled ``hard`` CPUs) shows another ask does better beyond its noise.
 
-Exact-card asks (``rules.ask_for == "card"``): every level decides at rank level and then
+Exact-card asks (``rules.ask_for == "card"``): every level picks a (target, rank) and then
 names a card of that rank; ``hard`` and ``expert`` name one the target is proved to hold,
 else one it is not proved to lack (``best_card``: ``PlayerView.card_holds`` /
-``card_lacks``).
+``card_lacks``). ``expert`` also weighs the card when it picks: a hit is sure only where a
+card it may name is proved to be there (``ExpertCPU.card_scores``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ from gofish_env.cpus import (
     CPU,
     CPU_LEVELS,
     RECENT_ASKS,
+    SURE_HIT,
     EasyCPU,
+    ExpertCPU,
     NormalCPU,
     best_card,
     make_cpu,
@@ -450,3 +452,20 @@ def test_hard_and_expert_name_the_card_the_target_is_proved_to_hold():
     assert queens == [ask for ask in view.legal_asks if ask[0] == 0]
     for seed in range(20):
         assert best_card(random.Random(seed), view, 0, queens) == queens[1]
+
+
+def test_expert_under_exact_card_asks_counts_a_hit_as_sure_only_on_a_proved_card():
+    # Seat 1 asked for the QC: it holds a queen, the QH or the QS, so asking it for a queen
+    # hits one time in two. Seats 1 and 2 lack the QC and the pool is empty: it is in seat
+    # 0's hand. The sure hit is asking seat 0 for the QC.
+    hands = ["5C 8C QC", "QH 5D 8S QS", "5S 8H", "QD 5H 8D"]
+    game = position(hands, rules=Rules.preset("authors"), rest=0, first_player=1)
+    game.ask(2, "QC")  # a miss
+    game.ask(0, "5H")  # a miss: the viewer, seat 3, is to move
+    view = KnowledgeTracker(game).view(3)
+    queen = rank("Q")
+    assert view.least_if_sure_hits[1, queen] == 1
+    scores = ExpertCPU(0).scores(view)
+    assert scores[(1, queen)] < SURE_HIT <= scores[(0, queen)]
+    for seed in range(5):
+        assert ExpertCPU(seed).choose(view) == (0, 4 * queen)  # the QC
