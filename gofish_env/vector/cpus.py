@@ -416,10 +416,9 @@ def _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work):
 
 
 @numba.njit(cache=True, inline="always", error_model="numpy")
-def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best, work):
-    """``cpus.best_card``: among group ``k``'s cards, one the target is proved to hold, else
-    one it is not proved to lack."""
-    offset = legal[starts[k]] // K.ask_count  # the target, places to the seat's left
+def _card_bounds(S, g, seat, work):
+    """``PlayerView.card_holds`` / ``card_lacks`` of the seat's opponents (from its left)
+    into ``work[8]``, from the proved bounds ``work[0][0]`` / ``[0][1]`` the caller made."""
     holds, lacks = work[8][0], work[8][1]
     card_bounds_into(
         S.known_holds[g],
@@ -434,6 +433,15 @@ def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best, work):
         holds,
         lacks,
     )
+    return holds, lacks
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _best_card(S, K, g, seat, rng, stream, legal, starts, k, best, work):
+    """``cpus.best_card``: among group ``k``'s cards, one the target is proved to hold, else
+    one it is not proved to lack."""
+    offset = legal[starts[k]] // K.ask_count  # the target, places to the seat's left
+    holds, lacks = _card_bounds(S, g, seat, work)
     top_score = -1
     size = 0
     for j in range(starts[k], starts[k + 1]):
@@ -561,10 +569,9 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
     working in ``work`` (``level_work``)."""
     if groups == 1 and not K.card_asks:
         return legal[starts[0]]
-    players, R = K.players, K.ranks
+    players = K.players
     own = S.counts[g, seat]
-    opponents = players - 1
-    bounds, by_seat, scratch, unseen, fit, rows, columns, scores, _ = work
+    bounds, by_seat, scratch, unseen, fit, _, columns, scores, _ = work
     proved, possible, assumed_low, assumed_high = bounds[0], bounds[1], bounds[2], bounds[3]
     args = (S.sizes[g], own, S.unlaid[g], S.hand_cap, S.pool_len[g], K.max_copies, seat)
     opponent_bounds_into(S.least[g], S.most[g], *args, proved, possible, scratch)
@@ -610,16 +617,9 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
             reach = max(reach, most)
             scores[k] = -np.inf
     if reach > top - TIE:
-        low, high = by_seat[0], by_seat[1]  # absolute seats (the fit skips the own row)
-        for offset in range(opponents):
-            target = (seat + 1 + offset) % players
-            low[target] = assumed_low[offset]
-            high[target] = assumed_high[offset]
+        _fit_assumed(S, K, g, seat, work)
+        low, high, fill, free = by_seat[0], by_seat[1], fit[0], columns[0]
         pool = S.pool_len[g]
-        for r in range(R):
-            unseen[r] = S.unlaid[g, r] - own[r]
-        fill, free = fit[0], columns[0]
-        expert_fit(S.sizes[g], pool, unseen, seat, low, high, fill, free, fit[1], rows, columns[1])
         endgame = 0.0
         if K.expert_endgame and pool:
             holding = 0
@@ -643,6 +643,45 @@ def _expert(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extra, wor
                 score -= endgame * plain_miss
             scores[k] = score
             top = max(top, score)
+    return _ask_a_top_group(
+        S, K, g, seat, rng, stream, legal, starts, groups, scores, top, extra, work
+    )
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _fit_assumed(S, K, g, seat, work):
+    """``ExpertCPU.spread`` of the sure-hit bounds ``_expert`` made in ``work``: their rows
+    by absolute seat (``by_seat[0]``, ``[1]``; the fit skips the own row), the unseen cards,
+    then the fit into ``fit[0]`` and ``columns[0]``."""
+    bounds, by_seat, _, unseen, fit, rows, columns, _, _ = work
+    assumed_low, assumed_high = bounds[2], bounds[3]
+    low, high = by_seat[0], by_seat[1]
+    for offset in range(K.players - 1):
+        target = (seat + 1 + offset) % K.players
+        low[target] = assumed_low[offset]
+        high[target] = assumed_high[offset]
+    own = S.counts[g, seat]
+    for r in range(K.ranks):
+        unseen[r] = S.unlaid[g, r] - own[r]
+    expert_fit(
+        S.sizes[g],
+        S.pool_len[g],
+        unseen,
+        seat,
+        low,
+        high,
+        fit[0],
+        columns[0],
+        fit[1],
+        rows,
+        columns[1],
+    )
+
+
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def _ask_a_top_group(S, K, g, seat, rng, stream, legal, starts, groups, scores, top, extra, work):
+    """An ask of one of the groups scored within ``TIE`` of the ``top`` (``extra``: room
+    for their indices), as ``ExpertCPU.choose_by``."""
     best = extra
     size = 0
     for k in range(groups):
@@ -659,32 +698,11 @@ def _expert_cards(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extr
     otherwise the fitted count of the rank at the target shared among its open cards."""
     players = K.players
     own = S.counts[g, seat]
-    bounds, by_seat, _, unseen, fit, rows, columns, scores, card_bounds = work
-    proved, possible, assumed_low, assumed_high = bounds[0], bounds[1], bounds[2], bounds[3]
-    holds, lacks = card_bounds[0], card_bounds[1]
-    card_bounds_into(
-        S.known_holds[g],
-        S.known_lacks[g],
-        S.laid_cards[g],
-        S.card_copies,
-        S.cards[g, seat],
-        proved,
-        possible,
-        S.pool_len[g],
-        seat,
-        holds,
-        lacks,
-    )
-    low, high = by_seat[0], by_seat[1]  # absolute seats (the fit skips the own row)
-    for offset in range(players - 1):
-        target = (seat + 1 + offset) % players
-        low[target] = assumed_low[offset]
-        high[target] = assumed_high[offset]
-    pool = S.pool_len[g]
-    for r in range(K.ranks):
-        unseen[r] = S.unlaid[g, r] - own[r]
-    fill, free = fit[0], columns[0]
-    expert_fit(S.sizes[g], pool, unseen, seat, low, high, fill, free, fit[1], rows, columns[1])
+    bounds, _, _, _, fit, _, _, scores, _ = work
+    assumed_low = bounds[2]
+    holds, lacks = _card_bounds(S, g, seat, work)
+    _fit_assumed(S, K, g, seat, work)
+    fill = fit[0]
     tiebreak = K.expert_tiebreak
     cards = K.card_indices
     top = -np.inf
@@ -718,13 +736,9 @@ def _expert_cards(S, K, g, seat, rng, stream, legal, starts, ranks, groups, extr
                 score += MAY_HIT
         scores[k] = score
         top = max(top, score)
-    best = extra
-    size = 0
-    for k in range(groups):
-        if scores[k] > top - TIE:
-            best[size] = k
-            size += 1
-    return _ask_one_of(S, K, g, seat, rng, stream, legal, starts, best, size, work)
+    return _ask_a_top_group(
+        S, K, g, seat, rng, stream, legal, starts, groups, scores, top, extra, work
+    )
 
 
 @numba.njit(cache=True, error_model="numpy")
