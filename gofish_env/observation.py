@@ -803,23 +803,23 @@ def observation_doc() -> str:
         "",
         "The table sees a card arrive in the asker's hand on a hit or a shown draw (and leave",
         "the target's); a miss proves the target lacks the card, and so does asking for it",
-        "when a card you hold may not be asked for (`ask_for_held_card=False`; but not for the",
-        "joker, whose asker holds the other one). A private draw",
-        "may bring any card but the one asked for (an empty-hand draw any card), so it clears",
-        "what the drawer was proved to lack; unless it completed a catch at once, which shows",
-        "it was of the caught rank. Catches lay their cards. The viewer then adds its own hand",
-        "and its rank bounds, in one pass: a card is lacked where every copy is laid, in the",
-        "viewer's hand or seen in another hand, or where the opponent can hold none of its",
-        "rank (`most_held` 0); with the pool empty, a card's copies not placed yet go to the",
-        "opponents that may hold it when there are exactly as many of them; an opponent proved",
-        "to hold as many of a rank as the cards of it it may hold holds them all, and one whose",
-        "held cards of a rank reach its most holds no other. The pass does not chase every",
-        "consequence of its own conclusions, so a card can be proved by a longer argument and",
-        "still read 0 in both sections; what reads 1 is always true.",
+        "when a card you hold may not be asked for (`ask_for_held_card=False`; not for the",
+        "joker, whose asker holds the other one). A private draw may bring any card but the",
+        "one asked for (an empty-hand draw any card), so it clears what the drawer was proved",
+        "to lack; unless it completed a catch at once, which shows it was of the caught rank.",
+        "Catches lay their cards. The viewer then adds its own hand and its rank bounds, in",
+        "one pass: a card is lacked where every copy is laid, in the viewer's hand or seen in",
+        "another hand, or where the opponent can hold none of its rank (`most_held` 0); with",
+        "the pool empty, a card's copies not placed yet go to the opponents that may hold it",
+        "when there are exactly as many of them; an opponent proved to hold as many of a rank",
+        "as the cards of it it may hold holds them all, and one whose held cards of a rank",
+        "reach its most holds no other. The pass does not chase every consequence of its own",
+        "conclusions, so a card can be proved by a longer argument and still read 0 in both",
+        "sections; what reads 1 is always true.",
         "",
-        f"- `authors` preset, 4 players: `own_cards` at {own.start}..{own.stop - 1}, "
-        f"`cards_held` at {held.start}..{held.stop - 1}, `cards_lacked` at "
-        f"{lacked.start}..{lacked.stop - 1}",
+        f"- `authors` preset, 4 players: {authors.size} values; `own_cards` at "
+        f"{own.start}..{own.stop - 1}, `cards_held` at {held.start}..{held.stop - 1}, "
+        f"`cards_lacked` at {lacked.start}..{lacked.stop - 1}",
     ]
     match = ObservationLayout(Rules(match_target=20), DEFAULT_HISTORY)
     scores = match["match_scores"]
