@@ -267,26 +267,49 @@ def can_write(path: Path, folder: bool) -> bool:
 
 
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
-    """Why the output file (or, with ``directory``, folder) ``path`` could not be written,
-    or None when it can. Missing parent folders are fine if they could be created."""
+    """Why the output file (or, with ``directory``, folder) ``path`` could not be written
+    ("cannot write to PATH: REASON"), or None when it can. Missing folders on the way are
+    fine if they could be created; nothing is created to find out."""
     path = Path(path)
-    kind = "folder" if directory else "file"
     try:
-        if path.exists():
-            if directory != path.is_dir():
-                return f"{path} is {'a file' if directory else 'a folder'}, not a {kind}"
-            if not can_write(path, directory):
-                return f"{path} is not writable"
-            return None
-        parent = path.parent
-        while not parent.exists():
-            parent = parent.parent
+        reason = _output_reason(path, directory)
     except OSError as error:
-        return f"cannot write {path}: {error.strerror or error}"
-    if not parent.is_dir():
-        return f"cannot write {path}: {parent} is a file, not a folder"
+        reason = error.strerror or str(error)
+    return None if reason is None else f"cannot write to {path}: {reason}"
+
+
+def _output_reason(path: Path, directory: bool) -> str | None:
+    # Walk the path as the kernel and mkdir(parents=True) would, so that a broken symlink,
+    # a file on the way, or ".." after a folder still to be made is found before the
+    # command creates anything (mkdir would make the first folders, then fail).
+    target = Path(path.anchor) if path.anchor else Path.cwd()
+    parts = path.parts[1:] if path.anchor else path.parts
+    for index, part in enumerate(parts):
+        if part == ".":
+            continue
+        if part == "..":
+            target = target.parent  # target has no symlinks left: its parent is the real one
+            continue
+        step = target / part
+        last = index == len(parts) - 1
+        shown = "it" if last else Path(path.anchor, *parts[: index + 1])  # as written
+        if step.is_symlink():
+            if not step.exists():
+                return f"{shown} is a symlink to {os.readlink(step)}, which does not exist"
+            step = Path(os.path.realpath(step))
+        if not last and step.exists() and not step.is_dir():
+            return f"{shown} is a file, not a folder"
+        target = step
+    kind = "folder" if directory else "file"
+    if target.exists():
+        if directory != target.is_dir():
+            return f"it is {'a file' if directory else 'a folder'}, not a {kind}"
+        return None if can_write(target, directory) else "it is not writable"
+    parent = target.parent
+    while not parent.exists():
+        parent = parent.parent
     if not can_write(parent, folder=True):
-        return f"cannot write {path}: the folder {parent} is not writable"
+        return f"the folder {parent} is not writable"
     return None
 
 

@@ -381,23 +381,23 @@ def a_file(tmp_path):
 def test_evaluate_refuses_a_json_file_inside_a_file(a_file, capsys):
     target = a_file / "out.json"
     message = refused(capsys, "evaluate", ["m.zip", "--json", str(target)])
-    assert message == f"--json: cannot write {target}: {a_file} is a file, not a folder"
+    assert message == f"--json: cannot write to {target}: {a_file} is a file, not a folder"
 
 
 def test_evaluate_refuses_a_json_path_that_is_a_folder(tmp_path, capsys):
     message = refused(capsys, "evaluate", ["m.zip", "--json", str(tmp_path)])
-    assert message == f"--json: {tmp_path} is a folder, not a file"
+    assert message == f"--json: cannot write to {tmp_path}: it is a folder, not a file"
 
 
 def test_ladder_refuses_an_out_file_inside_a_file(a_file, capsys):
     target = a_file / "sub" / "ladder.md"
     message = refused(capsys, "ladder", ["--games", "1", "--out", str(target)])
-    assert message == f"--out: cannot write {target}: {a_file} is a file, not a folder"
+    assert message == f"--out: cannot write to {target}: {a_file} is a file, not a folder"
 
 
 def test_tournament_refuses_an_out_folder_that_is_a_file(a_file, capsys):
     message = refused(capsys, "tournament", ["--out", str(a_file)])
-    assert message == f"--out: {a_file} is a file, not a folder"
+    assert message == f"--out: cannot write to {a_file}: it is a file, not a folder"
 
 
 def test_an_output_in_a_folder_that_is_not_writable_is_refused(tmp_path, capsys, monkeypatch):
@@ -413,12 +413,88 @@ def test_an_output_in_a_folder_that_is_not_writable_is_refused(tmp_path, capsys,
     monkeypatch.setattr(cli.tempfile, "TemporaryFile", temporary_file)
     message = refused(capsys, "tournament", ["--out", str(locked / "results")])
     assert (
-        message == f"--out: cannot write {locked / 'results'}: the folder {locked} is not writable"
+        message
+        == f"--out: cannot write to {locked / 'results'}: the folder {locked} is not writable"
     )
     message = refused(capsys, "evaluate", ["m.zip", "--json", str(locked / "e.json")])
     assert message.endswith(f"the folder {locked} is not writable")
     message = refused(capsys, "tournament", ["--out", str(locked)])
-    assert message == f"--out: {locked} is not writable"
+    assert message == f"--out: cannot write to {locked}: it is not writable"
+
+
+# Every output flag of the commands that play or train: a path given as X ends in X.
+OUTPUT_FLAGS = [
+    ("tournament", ["--cpus", "random,easy", "--games", "4", "--no-progress"], "--out", "{}"),
+    ("tournament", ["--cpus", "random,easy", "--games", "4", "--no-progress"], "--replays", "{}"),
+    ("evaluate", ["m.zip", "--deals", "1", "--cpus", "random"], "--replays", "{}"),
+    ("evaluate", ["m.zip", "--deals", "1", "--cpus", "random"], "--keep", "{}"),
+    ("evaluate", ["m.zip", "--deals", "1", "--cpus", "random"], "--json", "{}/y.json"),
+    ("ladder", ["--games", "1", "--players", "2", "--levels", "random,easy"], "--keep", "{}"),
+    ("ladder", ["--games", "1", "--players", "2", "--levels", "random,easy"], "--out", "{}/y.md"),
+    ("web", ["--port", "0"], "--replays", "{}"),
+    ("train", ["--timesteps", "256"], "--out", "{}"),
+]
+
+
+def _output_refused(capsys, monkeypatch, command: str, argv: list[str]) -> str:
+    if command == "train":
+        pytest.importorskip("sb3_contrib")
+        from gofish_training import train
+
+        return usage_error(capsys, train.main, argv)
+    if command == "web":
+        pytest.importorskip("fastapi")
+        server = importlib.import_module("gofish_web.server")
+
+        def serve(port):  # an accepted path would start the server, which never returns
+            raise AssertionError("the server started")
+
+        monkeypatch.setattr(server, "bind", serve)
+    return refused(capsys, command, argv)
+
+
+@pytest.mark.parametrize(("command", "argv", "flag", "shape"), OUTPUT_FLAGS)
+def test_an_output_through_a_broken_symlink_is_refused_before_anything_is_made(
+    command, argv, flag, shape, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("nowhere", "dangling")  # mkdir on it raised FileExistsError
+    given = shape.format("dangling")
+    message = _output_refused(capsys, monkeypatch, command, [*argv, flag, given])
+    broken = "it" if given == "dangling" else "dangling"
+    assert message == (
+        f"{flag}: cannot write to {given}: {broken} is a symlink to nowhere, which does not exist"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["dangling"]  # no results/ or played.jsonl
+
+
+@pytest.mark.parametrize(("command", "argv", "flag", "shape"), OUTPUT_FLAGS)
+def test_an_output_back_through_a_new_folder_onto_a_file_makes_no_folder(
+    command, argv, flag, shape, tmp_path, monkeypatch, capsys
+):
+    # mkdir(parents=True) would make adir/new before finding that afile is a file.
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("text\n")
+    Path("adir").mkdir()
+    given = shape.format("adir/new/../../afile")
+    message = _output_refused(capsys, monkeypatch, command, [*argv, flag, given])
+    if given.endswith("afile"):
+        assert message == f"{flag}: cannot write to {given}: it is a file, not a folder"
+    else:
+        assert message == (
+            f"{flag}: cannot write to {given}: adir/new/../../afile is a file, not a folder"
+        )
+    assert sorted(os.listdir(tmp_path)) == ["adir", "afile"]
+    assert os.listdir("adir") == []
+
+
+def test_output_problem_follows_a_working_symlink_and_dots(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    assert output_problem(tmp_path / "link", directory=True) is None
+    assert output_problem(tmp_path / "link" / "new" / "out.json") is None
+    assert output_problem(tmp_path / "real" / "new" / ".." / "out.json") is None
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link", "real"]
 
 
 def test_output_problem_accepts_new_and_existing_paths(tmp_path):
@@ -434,11 +510,13 @@ def test_output_problem_accepts_new_and_existing_paths(tmp_path):
 def test_an_output_where_no_file_can_be_made_is_refused_even_for_root(capsys):
     # /proc refuses new files whatever the permission bits say (and root passes those).
     message = refused(capsys, "tournament", ["--out", "/proc/gofish-results"])
-    assert message == "--out: cannot write /proc/gofish-results: the folder /proc is not writable"
-    assert output_problem("/proc/gofish.json") == (
-        "cannot write /proc/gofish.json: the folder /proc is not writable"
+    assert message == (
+        "--out: cannot write to /proc/gofish-results: the folder /proc is not writable"
     )
-    assert output_problem("/proc/version") == "/proc/version is not writable"
+    assert output_problem("/proc/gofish.json") == (
+        "cannot write to /proc/gofish.json: the folder /proc is not writable"
+    )
+    assert output_problem("/proc/version") == "cannot write to /proc/version: it is not writable"
 
 
 @pytest.mark.parametrize("command", ["master_strength", "master_regret"])
@@ -454,7 +532,7 @@ def test_the_search_measurements_refuse_an_out_they_cannot_write_before_any_game
             "/proc/gofish.jsonl",
         ],
     )
-    assert message == "--out: cannot write /proc/gofish.jsonl: the folder /proc is not writable"
+    assert message == "--out: cannot write to /proc/gofish.jsonl: the folder /proc is not writable"
 
 
 # ---------------------------------------------------------------------- a closed output

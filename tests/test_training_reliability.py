@@ -428,6 +428,37 @@ def test_the_imitation_games_time_is_summed_over_the_sessions(tmp_path, monkeypa
 
 
 @pytest.mark.slow
+def test_a_resume_after_a_stop_in_the_imitation_games_leaves_out_only_its_own_imitation(
+    tmp_path, monkeypatch
+):
+    """The training time of a resumed run leaves out the imitation played in its own
+    session, not the games an earlier session played (which were never on its clock): it
+    was negative ("Trained 256 steps in -0.1 min") when the first session played long."""
+    from gofish_training.checkpoints import Interrupted
+
+    sessions = []
+
+    def collect(*args, **kwargs):
+        sessions.append(True)
+        kwargs["folder"].mkdir(parents=True, exist_ok=True)
+        if len(sessions) == 1:
+            raise Interrupted(signal.SIGINT)
+        return []
+
+    monkeypatch.setattr(train, "collect_in_parts", collect)
+    monkeypatch.setattr(train, "pretrain", lambda *args, **kwargs: [{"agreement": 1.0}])
+    argv = [*TINY, "--timesteps", "256", "--imitate", "random", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        train.main(argv)
+    folder = run_folder(tmp_path)
+    # As if the first session had played the games for 1000 s before its stop.
+    (folder / "demonstrations" / "seconds.json").write_text(json.dumps({"games": 1000.0}))
+    report = train.main(["--resume", str(folder)])
+    assert report["timing"]["imitation_seconds"]["games"] >= 1000
+    assert 0 < report["timing"]["train_seconds"] < 300
+    assert report["timing"]["steps_per_second"] < 1e6
+
+
 def test_a_stop_while_the_imitation_games_are_played_keeps_the_parts_done(tmp_path):
     """Ctrl-C while two workers play the teacher's games: the parts done stay on disk, no
     worker is left, and the resume goes on to the fit and PPO (that it plays only the parts

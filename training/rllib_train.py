@@ -35,7 +35,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from gofish_env.cli import check_count, check_cpu_levels, parse_list, rules_or_error
+from gofish_env.cli import (
+    check_count,
+    check_cpu_levels,
+    check_output,
+    parse_list,
+    rules_or_error,
+)
 from gofish_env.rewards import RewardScheme
 from gofish_training import arguments
 from gofish_training.arguments import dataclass_parser
@@ -269,10 +275,8 @@ def open_run(argv: list[str] | None) -> Run:
     folder = Path(args.out) / name.replace(":", "-").replace(",", "+").replace("/", "-")
     if folder.exists():
         parser.error(f"--name: {folder} exists already; give another --name or --resume it")
-    try:
-        folder.mkdir(parents=True)
-    except OSError as error:
-        parser.error(f"--out: cannot write to {folder}: {error.strerror or error}")
+    check_output(parser, "--out", args.out, directory=True)
+    folder.mkdir(parents=True)
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
     run = Run(args, settings, folder, fresh_state())
     write_state(run)  # from here on --resume finds the run, whenever it stops

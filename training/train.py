@@ -24,7 +24,6 @@ import multiprocessing
 import random
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
-from gofish_env.cli import progress_bar, rules_or_error
+from gofish_env.cli import check_output, progress_bar, rules_or_error
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
@@ -361,16 +360,6 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
     return rules
 
 
-def check_writable(parser: argparse.ArgumentParser, folder: Path) -> None:
-    """Refuse an output folder that cannot be made or written, before any work."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        parser.error(f"--out: cannot write to {folder}: {error.strerror or error}")
-
-
 @dataclass
 class Run:
     """Where a run lives and how far it got."""
@@ -409,7 +398,7 @@ def open_run(argv: list[str] | None) -> Run:
     out = Path(args.out)
     folder = out / name.replace(":", "-").replace(",", "+").replace("/", "-")
     check_selfplay_folder(parser, args, folder, "out")
-    check_writable(parser, out)
+    check_output(parser, "--out", out, directory=True)
     if folder.exists():
         parser.error(
             f"--name: {folder} exists already; give another --name, or go on with it: "
@@ -445,7 +434,7 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     args = Args(**{**saved, **given, "resume": ""})
     rules = check_args(parser, args)
     check_selfplay_folder(parser, args, folder, "resume")
-    check_writable(parser, folder)
+    check_output(parser, "--resume", folder, directory=True)
     state, model_file = load_run_state(folder)
     changed = [name for name in given if given[name] != saved[name] and name != "progress"]
     grows = "timesteps" in given and state.first_timesteps + args.timesteps > state.timesteps
@@ -973,9 +962,12 @@ def main(argv: list[str] | None = None) -> dict:
             keeper = RunKeeper(run, model, env, stop)
             keeper.save()  # from here on the run can be resumed
             if args.imitate and not state.imitation and state.status == "training":
+                imitation_started = time.perf_counter()
                 with interrupts_raise() as check:
                     imitate(run, model, console, check)
-                keeper.leave_out(sum(state.imitation_seconds.values()))
+                # Only this session's: the games an earlier session played were never on
+                # this session's clock (imitation_seconds sums them over the sessions).
+                keeper.leave_out(time.perf_counter() - imitation_started)
                 keeper.save()
                 shutil.rmtree(folder / DEMONSTRATIONS)  # the fit is saved: no longer needed
             if state.status == "training":
