@@ -128,6 +128,11 @@ BAD_ARGUMENTS = [
     ("tournament", ["--cpus", "random,wizard"], "--cpus: entrant 'wizard': unknown CPU level"),
     ("tournament", ["--cpus", "random,,easy"], "--cpus: got 'random,,easy'; allowed: "),
     ("tournament", ["--cpus", "random"], "--cpus: entrants: got 1; a tournament needs at least 2"),
+    (
+        "tournament",
+        ["--cpus", "nope"],
+        "--cpus: entrant 'nope': unknown CPU level 'nope'; allowed: ",
+    ),
     ("tournament", ["--cpus", "a=random,a=easy"], "--cpus: the name 'a' is given twice"),
     ("tournament", ["--cpus", "a=,random"], "--cpus: got 'a='; allowed: NAME=SPEC with a name"),
     ("tournament", ["--cpus", "=easy,hard"], "--cpus: got '=easy'; allowed: NAME=SPEC with a name"),

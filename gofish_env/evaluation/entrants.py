@@ -69,8 +69,7 @@ def make_entrants(
         raise ValueError(
             f"entrants: got {entrants!r}; allowed: a dict of name -> spec, or a list of specs"
         )
-    if len(pairs) < least:
-        raise ValueError(f"entrants: got {len(pairs)}; a tournament needs at least {least}")
+    # Each entry first: a lone unknown level is named, not merely counted.
     for name, spec in pairs:
         if isinstance(spec, str):
             try:
@@ -79,4 +78,6 @@ def make_entrants(
                 raise AgentFileError(f"entrant {name!r}: {error}") from None
             except ValueError as error:
                 raise ValueError(f"entrant {name!r}: {error}") from None
+    if len(pairs) < least:
+        raise ValueError(f"entrants: got {len(pairs)}; a tournament needs at least {least}")
     return [Entrant(name, spec) for name, spec in pairs]
