@@ -313,6 +313,27 @@ def _output_reason(path: Path, directory: bool) -> str | None:
     return None
 
 
+def first_missing_folder(folder: Path) -> Path | None:
+    """The topmost of ``folder`` and its parents that does not exist (what
+    ``mkdir(parents=True)`` would make first), or None when ``folder`` exists."""
+    missing = None
+    while not folder.exists():
+        missing, folder = folder, folder.parent
+    return missing
+
+
+def remove_empty_folders(folder: Path, made: Path | None) -> None:
+    """Remove ``folder`` and the folders above it up to ``made`` (the topmost one a command
+    made, ``first_missing_folder``; None: it made none) while they are empty: what a
+    command stopped before it kept anything leaves."""
+    while made is not None and folder.is_relative_to(made):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (something else is in it), or gone
+            return
+        folder = folder.parent
+
+
 def check_output(
     parser: argparse.ArgumentParser, flag: str, path: str | Path, directory: bool = False
 ) -> None:

@@ -496,3 +496,22 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does_with_its_workers_quiet(tmp_pa
     deals = len({record.deal for record in read_games(kept)[0]})
     assert deals >= 2 and stdout == ""
     assert stderr == f"interrupted: {deals} deals kept in {kept}; run the same command to go on\n"
+
+
+def _stopped_at_once(*args, **kwargs):
+    raise KeyboardInterrupt  # Ctrl-C before the first deal ends
+
+
+def test_a_stop_before_the_first_deal_leaves_no_empty_file_nor_the_folders_made(tmp_path):
+    """A later run would take an empty played.jsonl and its settings for a stopped run (the
+    tournament said "0 deals kept"): a stop before a whole deal is kept leaves neither, nor
+    the folders made for them; a folder that was there stays."""
+    path = tmp_path / "results" / "tournament" / "played.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        play_kept(measurement(), 2, path, play=_stopped_at_once)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        play_kept(measurement(), 2, tmp_path / "mine" / "played.jsonl", play=_stopped_at_once)
+    assert [path.name for path in tmp_path.iterdir()] == ["mine"]
+    assert list((tmp_path / "mine").iterdir()) == []

@@ -249,6 +249,26 @@ def test_a_stop_before_the_first_save_leaves_no_run_folder(tmp_path, monkeypatch
     assert "Interrupted before training began; nothing to keep." in capsys.readouterr().out
 
 
+def test_a_stop_before_the_first_save_removes_the_out_folders_the_run_made(
+    tmp_path, monkeypatch, capsys
+):
+    """ "nothing to keep" leaves nothing: not the empty runs/ (or deeper --out) it made, but
+    a folder that held something before stays."""
+    monkeypatch.setattr(train, "make_vec_env", lambda *args, **kwargs: _interrupt())
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "other.txt").write_text("not the run's")
+    for out in (tmp_path / "runs" / "deeper", tmp_path / "kept" / "runs"):
+        with pytest.raises(SystemExit) as stop:
+            train.main([*TINY, "--out", str(out)])
+        assert stop.value.code == 130
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["kept"]
+    assert sorted(path.name for path in (tmp_path / "kept").iterdir()) == ["other.txt"]
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
 @pytest.mark.slow
 def test_a_stop_during_the_last_update_keeps_that_update_and_the_resume_trains_no_more(
     tmp_path, monkeypatch, capsys

@@ -40,7 +40,13 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
-from gofish_env.cli import check_output, progress_bar, rules_or_error
+from gofish_env.cli import (
+    check_output,
+    first_missing_folder,
+    progress_bar,
+    remove_empty_folders,
+    rules_or_error,
+)
 from gofish_env.cpus import CPU_LEVELS
 from gofish_env.evaluation.batched import COMPILED
 from gofish_env.gym_env import GoFishEnv
@@ -371,6 +377,7 @@ class Run:
     model_file: Path | None = None  # the network to start from (resumed or --resume ZIP)
     resumed: bool = False  # goes on from its own saved state
     overrides: list[str] = field(default_factory=list)
+    made: Path | None = None  # a new run's first_missing_folder, before it was made
 
 
 def open_run(argv: list[str] | None) -> Run:
@@ -404,9 +411,10 @@ def open_run(argv: list[str] | None) -> Run:
             f"--name: {folder} exists already; give another --name, or go on with it: "
             f"--resume {folder}"
         )
-    folder.mkdir()
+    made = first_missing_folder(folder)  # with --out's new folders: removed with the run
+    folder.mkdir(parents=True)
     (folder / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
-    return Run(args, rules, folder, state, resume)
+    return Run(args, rules, folder, state, resume, made=made)
 
 
 def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -> Run:
@@ -982,6 +990,7 @@ def main(argv: list[str] | None = None) -> dict:
             )
         else:  # stopped before the run's first save: its folder holds nothing to go on from
             shutil.rmtree(folder)
+            remove_empty_folders(folder.parent, run.made)
             console.print("\nInterrupted before training began; nothing to keep.")
         raise SystemExit(exit_status(interrupt)) from None  # 130 for Ctrl-C, 143 for SIGTERM
     finally:

@@ -23,7 +23,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from gofish_env.cli import exit_interrupted, interrupts_raise
+from gofish_env.cli import (
+    exit_interrupted,
+    first_missing_folder,
+    interrupts_raise,
+    remove_empty_folders,
+)
 from gofish_env.evaluation.harness import GameRecord, Measurement, engine_used, play_deals
 from gofish_env.evaluation.run_files import read_json_lines
 from gofish_env.players import MODEL_PREFIX
@@ -154,7 +159,36 @@ def play_kept(
                 f"{path}: its games were played with other settings; moved to {aside}{their}, "
                 "and begun again"
             )
+    made = first_missing_folder(path.parent)  # removed again if nothing is kept
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _play_into(
+            measurement, deals, path, workers, on_games, say, play, settings, records, size
+        )
+    except BaseException:
+        # Stopped (or failed) before a whole deal was kept: no empty file and settings are
+        # left for a later run to take for a stopped one.
+        if path.exists() and path.stat().st_size == 0:
+            forget_kept(path)
+            remove_empty_folders(path.parent, made)
+        raise
+
+
+def _play_into(
+    measurement: Measurement,
+    deals: int,
+    path: Path,
+    workers: int,
+    on_games: Callable[[int], None] | None,
+    say: Callable[[str], None],
+    play: Callable[..., list[GameRecord]],
+    settings: dict[str, Any],
+    records: list[GameRecord],
+    size: int,
+) -> list[GameRecord]:
+    """``play_kept``'s work once ``path``'s folder exists: the file begun (``size`` bytes
+    of it kept, holding ``records``) and the games played into it."""
+    kept_settings = settings_path(path)
     # The games of other settings go before the new settings are written, and the settings
     # are written whole (a kill midway leaves the old file): no file holds games that its
     # settings do not describe.
