@@ -30,6 +30,7 @@ from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
+    check_seed,
     parse_list,
     parse_players_list,
     progress_bar,
@@ -375,6 +376,7 @@ def _checked_run(
     # Every argument is checked before the first game.
     check_count(parser, "--games", args.games)
     check_count(parser, "--workers", args.workers)
+    check_seed(parser, args.seed)
     players = parse_players_list(parser, "--players", args.players)
     levels = parse_list(parser, "--levels", args.levels)
     check_cpu_levels(parser, "--levels", levels)

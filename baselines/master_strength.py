@@ -71,6 +71,7 @@ from gofish_env.cli import (
     add_one_search_flags,
     check_count,
     check_output,
+    check_seed,
     progress_bar,
     read_one_search_flags,
 )
@@ -481,6 +482,7 @@ def main(argv: list[str] | None = None) -> None:
         help="print the markdown table of FILEs and draw their shares against the budget",
     )
     args = parser.parse_args(argv)
+    check_seed(parser, args.seed)
     if args.table:
         if len(args.table) < 2:
             parser.error("--table: give the chart's path and at least one results file")

@@ -27,6 +27,7 @@ from gofish_env.cli import (
     HelpFormatter,
     check_count,
     check_output,
+    check_seed,
     exit_interrupted,
     interrupts_raise,
     progress_bar,
@@ -233,6 +234,7 @@ def _checked_run(
         parser.error("--rules: match play (match_target) is not supported; play single games")
     check_count(parser, "--games", args.games)
     check_count(parser, "--workers", args.workers)
+    check_seed(parser, args.seed)
     check_count(parser, "--max-asks", args.max_asks)
     try:
         entrants = _parse_entrants(args.cpus)

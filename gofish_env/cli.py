@@ -66,6 +66,16 @@ def check_count(parser: argparse.ArgumentParser, flag: str, value: int, low: int
         parser.error(f"{flag}: got {value}; allowed: an integer >= {low}")
 
 
+SEED_RANGE = "an integer from 0 to 4294967295 (2**32 - 1)"  # NumPy's seeds
+
+
+def check_seed(parser: argparse.ArgumentParser, value: int | None, flag: str = "--seed") -> None:
+    """Refuse a seed outside NumPy's range (None: none given, a new deal each time), the
+    same for every command."""
+    if value is not None and not 0 <= value < 2**32:
+        parser.error(f"{flag}: got {value}; allowed: {SEED_RANGE}")
+
+
 def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> None:
     """Refuse a duration that is not a positive number of seconds."""
     if not (math.isfinite(value) and value > 0):
@@ -215,15 +225,17 @@ def parse_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[st
 
 
 def parse_players_list(parser: argparse.ArgumentParser, flag: str, text: str) -> list[int]:
-    """A comma list of table sizes, each 2..6."""
+    """A comma list of table sizes, each 2..6 and given once."""
     counts = []
     for item in parse_list(parser, flag, text):
         try:
             counts.append(int(item))
         except ValueError:
             parser.error(f"{flag}: got {text!r}; allowed: comma-separated integers from 2 to 6")
-    for count in counts:
+    for index, count in enumerate(counts):
         rules_or_error(parser, "table", count, flag)
+        if count in counts[:index]:  # the same tables measured twice
+            parser.error(f"{flag}: {count} is given twice; allowed: each table size (2..6) once")
     return counts
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from gofish_env.actions import ActionCodec
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str, parse_card, parse_rank
-from gofish_env.cli import HelpFormatter, rules_or_error
+from gofish_env.cli import HelpFormatter, check_seed, rules_or_error
 from gofish_env.cpus import CPU_LEVELS, make_cpu
 from gofish_env.events import Draw, Event, GameOver
 from gofish_env.game import Game, IllegalAsk
@@ -402,6 +402,7 @@ def main(
 
     # Every argument, and every model file, is checked before the game starts.
     rules = rules_or_error(parser, args.rules, args.players)
+    check_seed(parser, args.seed)
     if not (math.isfinite(args.delay) and args.delay >= 0):
         parser.error(f"--delay: got {args.delay:g}; allowed: a number of seconds >= 0")
     try:

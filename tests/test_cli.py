@@ -129,6 +129,28 @@ BAD_ARGUMENTS = [
     ("tournament", ["--cpus", "random,,easy"], "--cpus: got 'random,,easy'; allowed: "),
     ("tournament", ["--cpus", "random"], "--cpus: entrants: got 1; a tournament needs at least 2"),
     (
+        "ladder",
+        ["--games", "1", "--players", "2,2", "--levels", "random,easy"],
+        "--players: 2 is given twice; allowed: each table size",
+    ),
+    ("engine_speed", ["--players", "4,2,4"], "--players: 4 is given twice; allowed: "),
+    (
+        "evaluate",
+        ["m.zip", "--seed", "-1"],
+        "--seed: got -1; allowed: an integer from 0 to 4294967295",
+    ),
+    (
+        "ladder",
+        ["--games", "1", "--players", "2", "--levels", "random,easy", "--seed", "-1"],
+        "--seed: got -1; allowed: an integer from 0 to 4294967295",
+    ),
+    ("play", ["--seed", "-1"], "--seed: got -1; allowed: an integer from 0 to 4294967295"),
+    (
+        "tournament",
+        ["--cpus", "random,easy", "--games", "4", "--no-progress", "--seed", str(2**64)],
+        f"--seed: got {2**64}; allowed: an integer from 0 to 4294967295 (2**32 - 1)",
+    ),
+    (
         "tournament",
         ["--cpus", "nope"],
         "--cpus: entrant 'nope': unknown CPU level 'nope'; allowed: ",

@@ -30,6 +30,7 @@ from gofish_env.cli import (
     check_count,
     check_cpu_levels,
     check_output,
+    check_seed,
     parse_list,
     progress_bar,
     report_console,
@@ -209,6 +210,7 @@ def _checked_run(
     cpus = parse_list(parser, "--cpus", args.cpus)
     check_cpu_levels(parser, "--cpus", cpus)
     check_count(parser, "--deals", args.deals)
+    check_seed(parser, args.seed)
     if args.json is not None:
         check_output(parser, "--json", args.json)
     if args.replays is not None:

@@ -42,6 +42,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cli import (
     check_output,
+    check_seed,
     first_missing_folder,
     progress_bar,
     remove_empty_folders,
@@ -302,8 +303,7 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         refuse("n_steps", "an integer >= 2")
     if args.batch_size < 2:
         refuse("batch_size", "an integer >= 2")
-    if not 0 <= args.seed < 2**32:
-        refuse("seed", "an integer from 0 to 4294967295 (2**32 - 1)")
+    check_seed(parser, args.seed)
     for name, (good, allowed) in NUMBERS.items():  # inf and nan too
         value = getattr(args, name)
         if not (math.isfinite(value) and good(value)):
