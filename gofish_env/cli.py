@@ -66,14 +66,20 @@ def check_count(parser: argparse.ArgumentParser, flag: str, value: int, low: int
         parser.error(f"{flag}: got {value}; allowed: an integer >= {low}")
 
 
-SEED_RANGE = "an integer from 0 to 4294967295 (2**32 - 1)"  # NumPy's seeds
+SEEDS = 2**63  # seeds 0 .. 2**63 - 1, as the web lobby deals and replay pages show
+NUMPY_SEEDS = 2**32  # what NumPy (and so Stable-Baselines3) takes
 
 
-def check_seed(parser: argparse.ArgumentParser, value: int | None, flag: str = "--seed") -> None:
-    """Refuse a seed outside NumPy's range (None: none given, a new deal each time), the
-    same for every command."""
-    if value is not None and not 0 <= value < 2**32:
-        parser.error(f"{flag}: got {value}; allowed: {SEED_RANGE}")
+def check_seed(
+    parser: argparse.ArgumentParser, value: int | None, flag: str = "--seed", limit: int = SEEDS
+) -> None:
+    """Refuse a seed outside 0 .. ``limit`` - 1 (None: none given, a new deal each time),
+    in the same words for every command."""
+    if value is not None and not 0 <= value < limit:
+        power = {SEEDS: "2**63", NUMPY_SEEDS: "2**32"}.get(limit, str(limit))
+        parser.error(
+            f"{flag}: got {value}; allowed: an integer from 0 to {limit - 1} ({power} - 1)"
+        )
 
 
 def check_seconds(parser: argparse.ArgumentParser, flag: str, value: float) -> None:

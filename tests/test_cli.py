@@ -137,18 +137,19 @@ BAD_ARGUMENTS = [
     (
         "evaluate",
         ["m.zip", "--seed", "-1"],
-        "--seed: got -1; allowed: an integer from 0 to 4294967295",
+        "--seed: got -1; allowed: an integer from 0 to 9223372036854775807 (2**63 - 1)",
     ),
     (
         "ladder",
         ["--games", "1", "--players", "2", "--levels", "random,easy", "--seed", "-1"],
-        "--seed: got -1; allowed: an integer from 0 to 4294967295",
+        "--seed: got -1; allowed: an integer from 0 to 9223372036854775807",
     ),
-    ("play", ["--seed", "-1"], "--seed: got -1; allowed: an integer from 0 to 4294967295"),
+    ("play", ["--seed", "-1"], "--seed: got -1; allowed: an integer from 0 to 9223372036854775807"),
+    ("play", ["--seed", str(2**63)], f"--seed: got {2**63}; allowed: an integer from 0 to "),
     (
         "tournament",
         ["--cpus", "random,easy", "--games", "4", "--no-progress", "--seed", str(2**64)],
-        f"--seed: got {2**64}; allowed: an integer from 0 to 4294967295 (2**32 - 1)",
+        f"--seed: got {2**64}; allowed: an integer from 0 to 9223372036854775807 (2**63 - 1)",
     ),
     (
         "tournament",

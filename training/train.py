@@ -41,6 +41,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cli import (
+    NUMPY_SEEDS,
     check_output,
     check_seed,
     first_missing_folder,
@@ -303,7 +304,7 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
         refuse("n_steps", "an integer >= 2")
     if args.batch_size < 2:
         refuse("batch_size", "an integer >= 2")
-    check_seed(parser, args.seed)
+    check_seed(parser, args.seed, limit=NUMPY_SEEDS)  # SB3 seeds NumPy
     for name, (good, allowed) in NUMBERS.items():  # inf and nan too
         value = getattr(args, name)
         if not (math.isfinite(value) and good(value)):
