@@ -31,6 +31,7 @@ from gofish_env.cli import (
     check_cpu_levels,
     check_output,
     check_seed,
+    output_path,
     parse_list,
     parse_players_list,
     progress_bar,
@@ -349,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     )
     parser.add_argument(
         "--out",
+        type=output_path,
         default=None,
         help="markdown file to write the table into, between its marker lines (the file is "
         "created if missing; the rest of it is kept), with the chart saved beside it as "
@@ -356,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
     )
     parser.add_argument(
         "--keep",
-        type=Path,
+        type=output_path,
         default=None,
         help="folder to keep each pair's games in as they are played (pP-STRONG-WEAK.jsonl): "
         "the same command stopped midway goes on from them (default: none kept)",

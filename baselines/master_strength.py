@@ -72,6 +72,7 @@ from gofish_env.cli import (
     check_count,
     check_output,
     check_seed,
+    output_path,
     progress_bar,
     read_one_search_flags,
 )
@@ -463,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
         "--chunk", type=int, default=40, help="deals a part: each part is kept as it ends"
     )
     parser.add_argument(
-        "--out", type=Path, help="the results file (JSON lines) to write, or to go on with"
+        "--out", type=output_path, help="the results file (JSON lines) to write, or to go on with"
     )
     parser.add_argument(
         "--summary", action="store_true", help="print the result of --out without playing"

@@ -39,6 +39,7 @@ from gofish_env.cli import (
     add_one_search_flags,
     check_count,
     check_output,
+    output_path,
     progress_bar,
     read_one_search_flags,
 )
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=output_path,
         help="a JSON-lines file the games are kept in as they are played: the same command "
         "stopped midway goes on from it",
     )

@@ -57,6 +57,7 @@ from gofish_env.cli import (
     add_search_flags,
     check_count,
     check_output,
+    output_path,
     parse_list,
     parse_players_list,
     progress_bar,
@@ -321,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
         f"the pool would search (none: every decision; {BY_TABLE}: master's, {POOL_LIMIT_TABLE})",
         rollouts=False,
     )
-    parser.add_argument("--out", type=Path, help="a JSON-lines file: a row a position, kept")
+    parser.add_argument("--out", type=output_path, help="a JSON-lines file: a row a position, kept")
     parser.add_argument(
         "--summary", nargs="+", type=Path, metavar="FILE", help="only print the table of FILEs"
     )

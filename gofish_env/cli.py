@@ -284,10 +284,23 @@ def can_write(path: Path, folder: bool) -> bool:
     return True
 
 
+EMPTY_PATH = "an empty path; give a file or folder name (. for the current folder)"
+
+
+def output_path(text: str) -> Path:
+    """An output flag's ``type``: a path, refused when empty (``Path("")`` is the current
+    folder, where nobody asked to write)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(EMPTY_PATH)
+    return Path(text)
+
+
 def output_problem(path: str | Path, directory: bool = False) -> str | None:
     """Why the output file (or, with ``directory``, folder) ``path`` could not be written
     ("cannot write to PATH: REASON"), or None when it can. Missing folders on the way are
     fine if they could be created; nothing is created to find out."""
+    if not str(path).strip():
+        return EMPTY_PATH
     path = Path(path)
     try:
         reason = _output_reason(path, directory)

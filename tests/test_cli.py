@@ -533,6 +533,52 @@ def test_output_problem_accepts_new_and_existing_paths(tmp_path):
     assert sorted(path.name for path in tmp_path.iterdir()) == ["old.json"]  # nor made
 
 
+EMPTY_OUTPUTS = [
+    ("evaluate", ["m.zip", "--json", ""]),
+    ("evaluate", ["m.zip", "--replays", ""]),
+    ("evaluate", ["m.zip", "--keep", ""]),
+    ("ladder", ["--out", ""]),
+    ("ladder", ["--keep", ""]),
+    ("tournament", ["--replays", ""]),
+    ("replay", ["x.jsonl", "--output", ""]),
+    ("web", ["--replays", ""]),
+    ("master_oracle", ["--out", ""]),
+    ("master_regret", ["--out", ""]),
+    ("master_strength", ["--out", ""]),
+    ("train", ["--out", ""]),
+    ("rllib_train", ["--out", ""]),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        pytest.param(
+            command,
+            argv,
+            id=f"{command} {argv[-2]}",
+            marks=pytest.mark.torch if command.endswith("train") else torch_marks(command),
+        )
+        for command, argv in EMPTY_OUTPUTS
+    ],
+)
+def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(
+    capsys, tmp_path, monkeypatch, command, argv
+):
+    # Path("") is ".": the command would have written into the folder it ran in.
+    monkeypatch.chdir(tmp_path)
+    message = usage_error(capsys, PARSED[command], argv)
+    assert message.endswith(f"{argv[-2]}: {cli.EMPTY_PATH}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_tournament_takes_an_empty_out_as_none_as_its_help_says(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tournament.main(["--players", "2", "--games", "2", "--out", "", "--no-progress"])
+    assert "expert" in capsys.readouterr().out  # the standings, printed only
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_output_where_no_file_can_be_made_is_refused_even_for_root(capsys):
     # /proc refuses new files whatever the permission bits say (and root passes those).
     message = refused(capsys, "tournament", ["--out", "/proc/gofish-results"])

@@ -31,6 +31,7 @@ from gofish_env.cli import (
     check_cpu_levels,
     check_output,
     check_seed,
+    output_path,
     parse_list,
     progress_bar,
     report_console,
@@ -175,20 +176,20 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
     parser.add_argument("--seed", type=int, default=12345, help="seed of the deals and CPUs")
     parser.add_argument(
         "--json",
-        type=Path,
+        type=output_path,
         default=None,
         help="also write the results to this JSON file, replaced if it exists (default: no file)",
     )
     parser.add_argument(
         "--replays",
-        type=Path,
+        type=output_path,
         default=None,
         help="folder to save every game in as a replay file, a subfolder per CPU level "
         "(default: none); gofish-replay FILE makes a page of one",
     )
     parser.add_argument(
         "--keep",
-        type=Path,
+        type=output_path,
         default=None,
         help="folder to keep the games in as they are played (LEVEL.jsonl): the same command "
         "stopped midway goes on from them (default: none kept)",

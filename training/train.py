@@ -406,7 +406,7 @@ def open_run(argv: list[str] | None) -> Run:
     out = Path(args.out)
     folder = out / name.replace(":", "-").replace(",", "+").replace("/", "-")
     check_selfplay_folder(parser, args, folder, "out")
-    check_output(parser, "--out", out, directory=True)
+    check_output(parser, "--out", args.out, directory=True)
     if folder.exists():
         parser.error(
             f"--name: {folder} exists already; give another --name, or go on with it: "

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gofish_env.cli import check_output
+from gofish_env.cli import check_output, output_path
 from gofish_env.events import Draw
 from gofish_env.replay import Replay, ReplayError
 from gofish_env.scene import rules_name, table_scene
@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument(
         "-o",
         "--output",
+        type=output_path,
         default=None,
         help="the page to write (default: the replay's name with .html); replaced if it exists",
     )
