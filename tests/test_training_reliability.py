@@ -712,7 +712,12 @@ def refused(argv: list[str], capsys) -> str:
         (["--timesteps", "0"], "--timesteps: got 0; allowed: an integer >= 1"),
         (["--imitate-workers", "0"], "--imitate-workers: got 0; allowed: an integer >= 1"),
         (["--eval-deals", "-2"], "--eval-deals: got -2; allowed: an integer >= 1"),
-        (["--batch-size", "1"], "--batch-size: got 1; allowed: an integer >= 2"),
+        (["--batch-size", "1"], "--batch-size: got 1; allowed: an integer from 2 to a"),
+        (
+            ["--n-steps", "64", "--envs", "2", "--batch-size", "129"],
+            "--batch-size: got 129; allowed: an integer from 2 to a rollout's steps, --n-steps "
+            "x --envs (128)",
+        ),
         (["--gamma", "1.5"], "--gamma: got 1.5; allowed: a number in (0, 1]"),
         (["--gamma", "nan"], "--gamma: got nan; allowed: a number in (0, 1]"),
         (["--seed", "-1"], "--seed: got -1; allowed: an integer from 0 to 4294967295"),

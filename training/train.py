@@ -138,7 +138,9 @@ class Args:
     )
     seed: int = field(default=0, metadata={"help": "seed of everything"})
     n_steps: int = field(default=1024, metadata={"help": "PPO rollout steps per env"})
-    batch_size: int = field(default=256, metadata={"help": "PPO minibatch size"})
+    batch_size: int = field(
+        default=256, metadata={"help": "PPO minibatch size, at most --n-steps x --envs"}
+    )
     n_epochs: int = field(default=10, metadata={"help": "PPO epochs per rollout"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam learning rate"})
     gamma: float = field(default=0.995, metadata={"help": "discount factor"})
@@ -302,8 +304,11 @@ def check_args(parser: argparse.ArgumentParser, args: Args) -> Rules:
             refuse(name, "an integer >= 1")
     if args.n_steps < 2:
         refuse("n_steps", "an integer >= 2")
-    if args.batch_size < 2:
-        refuse("batch_size", "an integer >= 2")
+    rollout = args.n_steps * args.envs
+    if not 2 <= args.batch_size <= rollout:  # above, PPO would quietly train on one batch
+        refuse(
+            "batch_size", f"an integer from 2 to a rollout's steps, --n-steps x --envs ({rollout})"
+        )
     check_seed(parser, args.seed, limit=NUMPY_SEEDS)  # SB3 seeds NumPy
     for name, (good, allowed) in NUMBERS.items():  # inf and nan too
         value = getattr(args, name)
