@@ -534,9 +534,10 @@ class Game:
             if asks_again and self._can_ask(asker):
                 self._current = asker
             else:
-                if asks_again and not self._out[asker]:
+                passed = asks_again and not self._out[asker]
+                if passed:
                     events.append(Pass(asker))
-                self._start_turn(next_seat)
+                self._start_turn(next_seat, passes=int(passed))
         return events[start:]
 
     def _validate(self, target: object, wanted: object) -> tuple[int, int]:
@@ -723,10 +724,11 @@ class Game:
             return not all(self._out[t] for t in self._others[seat])
         return any(self._sizes[t] for t in self._others[seat])
 
-    def _start_turn(self, seat: int) -> None:
+    def _start_turn(self, seat: int, passes: int = 0) -> None:
         """Find the next seat able to ask, from ``seat`` going left: out seats are skipped,
-        an own-turn empty hand draws first, a seat with no legal ask passes (rule 9)."""
-        passes = 0
+        an own-turn empty hand draws first, a seat with no legal ask passes (rule 9).
+        ``passes``: the seats right of ``seat`` that have just passed (the asker whose turn
+        went on but who could not ask), so that nobody's pass is logged twice."""
         while passes < self._players:
             if not self._out[seat]:
                 if not self._sizes[seat] and self._draw_on_turn and self._pool:

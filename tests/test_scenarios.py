@@ -642,6 +642,17 @@ def test_never_draw_asker_emptied_while_it_keeps_asking_does_not_draw_and_passes
     assert game.current_player == 1 and not game.is_out(0)
 
 
+def test_never_draw_when_nobody_can_ask_each_seat_passes_once_and_the_game_ends():
+    # Seat 0 empties its hand on a hit; seat 1 has no one to ask. Seat 0's pass is logged
+    # once (it was logged twice, by the ask and by the round of passes after it).
+    rules = Rules(players=2, empty_hand_draw="never")
+    game = position(["7C 7D", "7H 7S 9C"], pool_top=["2H"], rules=rules)
+    events = game.ask(1, "7")
+    assert events[:5] == [Ask(0, 1, SEVEN), Hit(0, 1, SEVEN, 2), Catch(0, SEVEN), Pass(0), Pass(1)]
+    assert len(events) == 6 and events[5].kind == "game_over"
+    assert events[5].reason == "nobody can ask" and game.is_over
+
+
 def test_never_draw_empty_hand_is_out_once_the_pool_is_empty():
     rules = Rules(players=3, empty_hand_draw="never")
     game = position(
