@@ -509,7 +509,7 @@ def launch(module: str, command: str, extra: str, libraries: Iterable[str], inst
     """Run ``module``'s ``cli()``, the ``command`` an optional ``extra`` provides. If one of
     the extra's ``libraries`` is not installed, say which extra to install (``install``: the
     pip command) instead of the import's traceback; any other import error is a bug and
-    raises."""
+    raises. A Ctrl-C during the imports (seconds, with torch) ends it in one line."""
     import importlib
 
     try:
@@ -519,6 +519,9 @@ def launch(module: str, command: str, extra: str, libraries: Iterable[str], inst
         if missing not in libraries:
             raise
         sys.exit(missing_extra_message(command, extra, missing, install))
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted while starting; nothing was done", file=sys.stderr)
+        raise SystemExit(130) from None
     entry()
 
 

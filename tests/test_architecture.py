@@ -345,6 +345,22 @@ def test_a_missing_module_that_no_extra_provides_is_not_hidden():
         launch("no_such_module", "gofish-x", "train", ("torch",), "pip install x")
 
 
+def test_a_ctrl_c_while_a_command_imports_its_libraries_ends_it_in_one_line(monkeypatch, capsys):
+    # gofish-train spends seconds importing torch and SB3 before any code of its own runs.
+    import importlib
+
+    from gofish_env.cli import launch
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        launch("gofish_training.train", "gofish-train", "train", ("torch",), "pip install x")
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "gofish-train: interrupted while starting; nothing was done\n"
+
+
 def test_setup_venv_refuses_a_python_older_than_3_11_saying_how_to_pick_one(tmp_path):
     old = tmp_path / "python3"
     old.write_text("#!/bin/sh\nexit 1\n")  # stands for a Python that says it is too old
