@@ -610,14 +610,16 @@ def card_bounds_into(
     (``holds``) or to hold none of (``lacks``), both opponents from the viewer's left x card
     indices, 0/1. It reads the public facts (``known_holds`` / ``known_lacks``, absolute
     seats x cards; ``laid``: the card's copies are in catches), the viewer's own cards and
-    its rank bounds ``low`` / ``high`` (from ``opponent_bounds_into``). One pass, in order:
+    its rank bounds ``low`` / ``high`` (from ``opponent_bounds_into``).
 
-    1. a card is held where the table saw it arrive; it is lacked where the table proved
-       it, where every copy is laid, in the viewer's hand or seen in another hand, or where
-       the opponent can hold none of its rank;
-    2. with the pool empty, a card's copies not placed yet are held by the opponents left
-       that may hold it, when there are exactly as many of them as copies;
-    3. an opponent proved to hold at least as many of a rank as the cards of it it may
+    A card is held where the table saw it arrive; it is lacked where the table proved it,
+    where it is laid, or where the opponent can hold none of its rank. Then, until nothing
+    changes (each step only adds facts, so it ends):
+
+    1. a card whose copies are all placed, in the viewer's hand or proved in other hands,
+       is lacked by the rest; with the pool empty, a card's copies not placed yet are held
+       by the opponents left that may hold it, when there are exactly as many of them;
+    2. an opponent proved to hold at least as many of a rank as the cards of it it may
        hold holds them all; one whose held cards of a rank reach its most holds no other.
 
     Every hand holds at most one copy of a card index (one deck; the two jokers only in
@@ -628,50 +630,48 @@ def card_bounds_into(
         other = seat + 1 + k
         other = other - players if other >= players else other
         for card in range(cards):
-            placed = own_cards[card]
-            for j in range(opponents):
-                elsewhere = seat + 1 + j
-                elsewhere = elsewhere - players if elsewhere >= players else elsewhere
-                if j != k and known_holds[elsewhere, card]:
-                    placed += 1
             held = known_holds[other, card] != 0
             holds[k, card] = 1 if held else 0
-            ruled_out = (
-                known_lacks[other, card]
-                or laid[card]
-                or placed >= card_copies[card]
-                or high[k, card // 4] == 0
-            )
+            ruled_out = known_lacks[other, card] or laid[card] or high[k, card // 4] == 0
             lacks[k, card] = 1 if ruled_out and not held else 0
-    if pool == 0:
+    changed = True
+    while changed:
+        changed = False
         for card in range(cards):
             if laid[card]:
                 continue
-            left = card_copies[card] - own_cards[card]
+            placed = own_cards[card]
             open_seats = 0
             for k in range(opponents):
-                left -= holds[k, card]
+                placed += holds[k, card]
                 open_seats += 1 - holds[k, card] - lacks[k, card]
-            if left > 0 and open_seats == left:
+            left = card_copies[card] - placed
+            if open_seats and (left <= 0 or (pool == 0 and open_seats == left)):
                 for k in range(opponents):
-                    if not lacks[k, card]:
-                        holds[k, card] = 1
-    for k in range(opponents):
-        for rank in range(low.shape[1]):
-            first = 4 * rank
-            last = min(first + 4, cards)
-            held = 0
-            open_cards = 0
-            for card in range(first, last):
-                held += holds[k, card]
-                open_cards += 1 - holds[k, card] - lacks[k, card]
-            if not open_cards:
-                continue
-            if low[k, rank] >= held + open_cards:
+                    if not holds[k, card] and not lacks[k, card]:
+                        if left <= 0:
+                            lacks[k, card] = 1
+                        else:
+                            holds[k, card] = 1
+                changed = True
+        for k in range(opponents):
+            for rank in range(low.shape[1]):
+                first = 4 * rank
+                last = min(first + 4, cards)
+                held = 0
+                open_cards = 0
                 for card in range(first, last):
-                    if not lacks[k, card]:
-                        holds[k, card] = 1
-            elif held >= high[k, rank]:
-                for card in range(first, last):
-                    if not holds[k, card]:
-                        lacks[k, card] = 1
+                    held += holds[k, card]
+                    open_cards += 1 - holds[k, card] - lacks[k, card]
+                if not open_cards:
+                    continue
+                if low[k, rank] >= held + open_cards:
+                    for card in range(first, last):
+                        if not lacks[k, card]:
+                            holds[k, card] = 1
+                    changed = True
+                elif held >= high[k, rank]:
+                    for card in range(first, last):
+                        if not holds[k, card]:
+                            lacks[k, card] = 1
+                    changed = True

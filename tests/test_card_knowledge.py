@@ -136,6 +136,17 @@ def test_an_opponent_proved_to_hold_a_rank_holds_the_one_card_of_it_it_may_hold(
     assert holds[0, card("QS")] == 1
 
 
+def test_a_card_proved_held_by_one_step_is_lacked_by_the_other_opponents():
+    # The proofs go on until nothing more follows: the QS, proved at seat 0 from its rank
+    # (not seen arrive), is then lacked at seat 1.
+    hands = ["QS 5C", "QH 5D", "QD QC 5H"]
+    game = position(hands, pool_top="5S", rules=CARD_ASKS, first_player=0)
+    game.ask(2, "QH")  # seat 0 holds a queen, not the QH; the viewer holds QD and QC
+    holds, lacks = proved(game, 2)
+    assert holds[0, card("QS")] == 1
+    assert lacks[1, card("QS")] == 1  # while the pool holds a card
+
+
 def test_an_opponent_whose_known_cards_of_a_rank_reach_its_most_lacks_the_others():
     hands = ["QH 5C", "QS QC 5D 5S", "QD 5H"]
     game = position(hands, rules=AUTHORS, rest=1, first_player=0)
