@@ -422,17 +422,18 @@ def test_sigterm_during_the_imitation_exits_143(tmp_path, monkeypatch, capsys):
     assert "Interrupted; what was saved is kept. Go on with:" in capsys.readouterr().out
 
 
-def test_the_imitation_games_time_is_summed_over_the_sessions(tmp_path, monkeypatch):
-    """A stop during the games, then a resume that plays the rest: timing's
-    imitation_seconds.games counts both sessions, not only the last."""
+def a_run_stopped_in_the_imitation_games(tmp_path, monkeypatch, seconds=(0.0, 0.0)) -> Path:
+    """The folder of a run whose first session was stopped (Ctrl-C) while it played the
+    imitation's games; the games and the fit are stubbed, session i's games taking
+    ``seconds[i]``."""
     from gofish_training.checkpoints import Interrupted
 
     sessions = []
 
-    def collect(*args, **kwargs):  # 0.4 s stopped, then 0.2 s to finish
+    def collect(*args, **kwargs):
         sessions.append(True)
         kwargs["folder"].mkdir(parents=True, exist_ok=True)  # where the parts would be
-        time.sleep(0.4 if len(sessions) == 1 else 0.2)
+        time.sleep(seconds[len(sessions) - 1])
         if len(sessions) == 1:
             raise Interrupted(signal.SIGINT)
         return []
@@ -443,7 +444,14 @@ def test_the_imitation_games_time_is_summed_over_the_sessions(tmp_path, monkeypa
     with pytest.raises(SystemExit) as stop:
         train.main(argv)
     assert stop.value.code == 130
-    report = train.main(["--resume", str(run_folder(tmp_path))])
+    return run_folder(tmp_path)
+
+
+def test_the_imitation_games_time_is_summed_over_the_sessions(tmp_path, monkeypatch):
+    """A stop during the games, then a resume that plays the rest: timing's
+    imitation_seconds.games counts both sessions, not only the last."""
+    folder = a_run_stopped_in_the_imitation_games(tmp_path, monkeypatch, seconds=(0.4, 0.2))
+    report = train.main(["--resume", str(folder)])
     assert 0.6 <= report["timing"]["imitation_seconds"]["games"] < 5
 
 
@@ -454,23 +462,7 @@ def test_a_resume_after_a_stop_in_the_imitation_games_leaves_out_only_its_own_im
     """The training time of a resumed run leaves out the imitation played in its own
     session, not the games an earlier session played (which were never on its clock): it
     was negative ("Trained 256 steps in -0.1 min") when the first session played long."""
-    from gofish_training.checkpoints import Interrupted
-
-    sessions = []
-
-    def collect(*args, **kwargs):
-        sessions.append(True)
-        kwargs["folder"].mkdir(parents=True, exist_ok=True)
-        if len(sessions) == 1:
-            raise Interrupted(signal.SIGINT)
-        return []
-
-    monkeypatch.setattr(train, "collect_in_parts", collect)
-    monkeypatch.setattr(train, "pretrain", lambda *args, **kwargs: [{"agreement": 1.0}])
-    argv = [*TINY, "--timesteps", "256", "--imitate", "random", "--out", str(tmp_path)]
-    with pytest.raises(SystemExit):
-        train.main(argv)
-    folder = run_folder(tmp_path)
+    folder = a_run_stopped_in_the_imitation_games(tmp_path, monkeypatch)
     # As if the first session had played the games for 1000 s before its stop.
     (folder / "demonstrations" / "seconds.json").write_text(json.dumps({"games": 1000.0}))
     report = train.main(["--resume", str(folder)])
