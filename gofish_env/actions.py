@@ -24,6 +24,7 @@ class ActionCodec:
     def to_ask(self, seat: int, action: int) -> tuple[int, int]:
         """The (target seat, wanted) that ``action`` by ``seat`` asks for; ``wanted`` is a
         rank index, or a card index with exact-card asks."""
+        self._check_seat(seat)
         if isinstance(action, bool) or not 0 <= action < self.size:
             raise ValueError(f"action: got {action!r}; allowed: 0 to {self.size - 1}")
         offset, wanted = divmod(int(action), self.ask_count)
@@ -31,6 +32,7 @@ class ActionCodec:
 
     def to_action(self, seat: int, target: int, wanted: int) -> int:
         """The action by ``seat`` that asks ``target`` for ``wanted`` (a rank or card index)."""
+        self._check_seat(seat)
         if target == seat or not 0 <= target < self.players:
             raise ValueError(
                 f"target: got {target!r}; allowed: a seat from 0 to {self.players - 1} other "
@@ -39,6 +41,11 @@ class ActionCodec:
         if not 0 <= wanted < self.ask_count:
             raise ValueError(f"wanted: got {wanted!r}; allowed: 0 to {self.ask_count - 1}")
         return ((target - seat - 1) % self.players) * self.ask_count + wanted
+
+    def _check_seat(self, seat: int) -> None:
+        # A seat out of range would wrap round to a plausible but wrong ask.
+        if isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise ValueError(f"seat: got {seat!r}; allowed: 0 to {self.players - 1}")
 
     def mask(self, seat: int, legal_asks) -> np.ndarray:
         """int8 mask over actions with a 1 for each of ``legal_asks`` (asks by ``seat``)."""

@@ -42,6 +42,7 @@ class Match:
         self._over = False
         self._winners: tuple[int, ...] = ()
         self._events: list[Event] = []
+        self._games: list[Game] = []
         self._deal()
 
     # ------------------------------------------------------------------ games
@@ -56,6 +57,7 @@ class Match:
                 self.rules.replace(first_player=first), seed=self._rng.getrandbits(_SEED_BITS)
             )
             self.game = game
+            self._games.append(game)
             opening = game.events
             self._events += opening
             new_events += opening
@@ -128,6 +130,12 @@ class Match:
     def games_played(self) -> int:
         """Games finished so far (the one in play is not counted)."""
         return self._games_played
+
+    @property
+    def games(self) -> tuple[Game, ...]:
+        """Every game dealt so far, the one in play last (a replay is made of one game:
+        ``Replay.from_game(match.games[i])``)."""
+        return tuple(self._games)
 
     @property
     def results(self) -> tuple[tuple[int, ...], ...]:

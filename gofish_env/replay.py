@@ -34,6 +34,7 @@ from typing import Any
 from gofish_env.cards import RANK_NAMES, card_from_index, card_str
 from gofish_env.events import Ask, Draw, EmptyHandDraw, Event
 from gofish_env.game import Game, IllegalAsk
+from gofish_env.match import Match
 from gofish_env.rules import Rules
 
 FORMAT = "gofish-replay"
@@ -104,6 +105,11 @@ class Replay:
     ) -> Replay:
         """The replay of ``game`` as played so far. ``seed``: the seed it was dealt with
         (``Game(rules, seed=seed)``), if any; ``players``: a label per seat."""
+        if isinstance(game, Match):
+            raise TypeError(
+                "a Match plays several games and a replay holds one: make one of each of "
+                "its games (Replay.from_game(match.games[i]))"
+            )
         asks = [
             (event.asker, event.target, wanted_name(game.rules, event))
             for event in game.events

@@ -68,6 +68,12 @@ def test_action_mapping_examples_and_errors():
         codec.to_action(1, 4, 0)
     with pytest.raises(ValueError, match="wanted"):
         codec.to_action(1, 2, 13)
+    # A seat out of range would wrap round to another seat's ask.
+    for seat in (-1, 4, True):
+        with pytest.raises(ValueError, match=r"seat: got .*; allowed: 0 to 3"):
+            codec.to_ask(seat, 0)
+        with pytest.raises(ValueError, match=r"seat: got .*; allowed: 0 to 3"):
+            codec.to_action(seat, 1, 0)
 
 
 @pytest.mark.parametrize(

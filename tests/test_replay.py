@@ -14,6 +14,7 @@ from gofish_env import Game, Rules
 from gofish_env.evaluation import Entrant, Measurement, play_deals
 from gofish_env.evaluation.harness import replay_path
 from gofish_env.events import Draw, EmptyHandDraw, GoFish, Hit
+from gofish_env.match import Match
 from gofish_env.replay import FORMAT, VERSION, Replay, ReplayError, drawn_cards, event_dict
 from gofish_web import replay_page
 
@@ -90,6 +91,19 @@ def tampered(change) -> dict:
     data = json.loads(Replay.from_game(played(Rules(players=3), seed=1)).to_json())
     change(data)
     return data
+
+
+def test_a_match_is_refused_and_each_of_its_games_replays():
+    match = Match(Rules(players=3, match_target=15), seed=4)
+    chooser = random.Random(4)
+    while not match.is_over:
+        match.ask(*chooser.choice(match.legal_asks()))
+    with pytest.raises(TypeError, match=r"Replay.from_game\(match.games\[i\]\)"):
+        Replay.from_game(match)
+    assert len(match.games) == match.games_played > 1
+    for game in match.games:
+        replay = Replay.from_json(Replay.from_game(game).to_json())
+        assert replay.game().events == game.events
 
 
 @pytest.mark.parametrize(
