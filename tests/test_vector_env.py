@@ -587,6 +587,23 @@ def test_other_refused_reset_options_apply_no_seed(options, message):
     assert env.reset()[0].tobytes() == kept.reset()[0].tobytes()
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64, 2**64 + 5, 1.5])
+def test_a_seed_the_generators_cannot_take_is_refused_and_applies_nothing(seed):
+    # The generators take 64 bits: 2**64 + 5 played the episodes of 5.
+    message = "seed: got .*; allowed: an integer from 0 to 2\\*\\*64 - 1, or None"
+    kept, env = GoFishVectorEnv(2, players=3), GoFishVectorEnv(2, players=3)
+    kept.reset(seed=5)
+    env.reset(seed=5)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=seed)
+    assert env.reset()[0].tobytes() == kept.reset()[0].tobytes()
+    kept, env = SelfPlayVectorEnv(2, players=3), SelfPlayVectorEnv(2, players=3)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=seed)
+    assert env.reset(seed=2**64 - 1)[0].tobytes() == kept.reset(seed=2**64 - 1)[0].tobytes()
+    assert env.reset(seed=5)[0].tobytes() != kept.reset(seed=4)[0].tobytes()
+
+
 def test_a_closed_env_refuses_step_and_reset():
     env = GoFishVectorEnv(2, players=3)
     env.reset(seed=0)

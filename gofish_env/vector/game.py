@@ -28,6 +28,17 @@ from gofish_env.vector.state import (
 )
 from gofish_env.vector.structs import BorrowedStruct, CompiledConstants, NotCopyable
 
+
+def checked_seed(seed: int | None) -> int:
+    """A seed of the compiled engine's generators: None draws one; otherwise an integer from
+    0 to 2**64 - 1 (the generators take 64 bits, so a larger one would play as another)."""
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed: got {seed!r}; allowed: an integer from 0 to 2**64 - 1, or None")
+    return int(seed)
+
+
 _REFUSALS = {
     views.NOT_A_SEAT: "not a seat: {target} (seats are 0 to {last_seat})",
     views.NOT_WANTED: "not a {what}: {wanted} ({what} indices are 0 to {last_wanted})",
@@ -146,13 +157,8 @@ class VectorGame(NotCopyable):
 
     def seed(self, seed: int | None) -> None:
         """Seed every game's generator: game i from ``(seed, i)``; None draws a seed."""
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed: got {seed!r}; allowed: an integer >= 0, or None")
-        self.state.deal_rng[:] = [
-            engine.seed_state(np.uint64(int(seed) % 2**64), game) for game in range(self.num_games)
-        ]
+        seed = np.uint64(checked_seed(seed))
+        self.state.deal_rng[:] = [engine.seed_state(seed, game) for game in range(self.num_games)]
 
     def deal(self, games: Sequence[int] | np.ndarray | None = None) -> None:
         """Deal new games at the given indices (default: all) from their own generators."""

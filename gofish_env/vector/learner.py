@@ -151,8 +151,8 @@ class LearnerBatch(NotCopyable):
         """Seed every game's streams: deals, seats, members of mixes, the opponents."""
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-        self.batch.seed(seed)
-        base = np.uint64(int(seed) % 2**64) ^ np.uint64(0x5DEECE66D)
+        self.batch.seed(seed)  # refuses a bad seed before anything changes
+        base = np.uint64(seed) ^ np.uint64(0x5DEECE66D)
         self.env_rng[:] = [seed_state(base, game) for game in range(self.num_envs)]
 
     # ------------------------------------------------------------------ episodes

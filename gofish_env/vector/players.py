@@ -14,7 +14,7 @@ from gofish_env.cards import index_strings
 from gofish_env.knowledge import AskRecord, PlayerView, PublicKnowledge
 from gofish_env.players import Turn
 from gofish_env.vector import cpus
-from gofish_env.vector.game import VectorGame
+from gofish_env.vector.game import VectorGame, checked_seed
 from gofish_env.vector.play import play_out
 from gofish_env.vector.structs import BorrowedStruct, NotCopyable
 
@@ -33,10 +33,7 @@ class CompiledCPUs(NotCopyable):
     _copy_advice = "Seat new ones: CompiledCPUs(batch, levels, seed)."
 
     def __init__(self, batch: VectorGame, levels, seed: int | None = 0):
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-            raise ValueError(f"seed: got {seed!r}; allowed: an integer, or None")
+        seed = checked_seed(seed)
         self.batch = batch
         K = batch.constants
         self.state = cpus.allocate_cpus(batch.num_games, batch.players, K.ranks, K.actions)
@@ -92,7 +89,7 @@ class CompiledCPUs(NotCopyable):
         if seeds is None:
             # The k-th game at each place: a seed made of (seed, k), mixed by seed_state.
             resets = self._deals[indices].astype(np.uint64)
-            seeds = np.uint64(self._seed % 2**64) + resets * np.uint64(0x9E3779B97F4A7C15)
+            seeds = np.uint64(self._seed) + resets * np.uint64(0x9E3779B97F4A7C15)
             self._deals[indices] += 1
         seeds = np.asarray(seeds).astype(np.uint64)
         cpus.reseed(self.batch.kernel_constants, self.kernel_state, indices, seeds)
