@@ -97,11 +97,21 @@ def check_max_asks(max_asks: int, rules: Rules, seat: int | str) -> None:
         )
 
 
-def truncated_before_learner(max_asks: int, seat: int) -> ValueError:
-    """The error of a reset whose opponents used up ``max_asks`` before the learner moved."""
+def truncated_before_learner(max_asks: int, seat: int, given: int = 0) -> ValueError:
+    """The error of a reset that reached ``max_asks`` before the learner moved: the
+    opponents' asks, after the ``given`` ones of a start position."""
+    if given >= max_asks:
+        made = f"the given game has made {given} asks already, and max_asks is {max_asks}"
+    elif given:
+        made = (
+            f"the given game came with {given} asks and the opponents made the other "
+            f"{max_asks - given} of max_asks ({max_asks})"
+        )
+    else:
+        made = f"the opponents made all {max_asks} asks"
     return ValueError(
-        f"max_asks: the opponents made all {max_asks} asks before the learner's first move "
-        f"(seat {seat}), so the episode was truncated before it; allowed: a larger max_asks"
+        f"max_asks: {made} before the learner's first move (seat {seat}), so the episode was "
+        "truncated before it; allowed: a larger max_asks"
     )
 
 
@@ -318,7 +328,8 @@ class GoFishEnv(gym.Env):
             if not self._done():
                 break
             if not self.aec.terminations[self._agent]:  # truncated: no deal would do better
-                raise truncated_before_learner(self.aec.max_asks, self.seat)
+                given = options["game"].num_asks if options and "game" in options else 0
+                raise truncated_before_learner(self.aec.max_asks, self.seat, given)
             if options and "game" in options:
                 raise ValueError("options['game']: the game ends before the learner's first move")
         else:

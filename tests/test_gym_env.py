@@ -455,6 +455,20 @@ def test_a_reset_whose_opponents_reach_the_ask_limit_raises_instead_of_dealing_a
     assert None in outcomes and True in outcomes
 
 
+def test_a_start_position_at_the_ask_limit_is_refused_saying_the_position_made_the_asks():
+    game, chooser = Game(Rules(players=4), seed=3), random.Random(0)
+    for _ in range(6):
+        game.ask(*chooser.choice(game.legal_asks()))
+    seat = game.current_player
+    with pytest.raises(ValueError) as refused:
+        GoFishEnv(players=4, max_asks=5, seat=seat).reset(options={"game": game})
+    assert str(refused.value) == (
+        f"max_asks: the given game has made 6 asks already, and max_asks is 5 before the "
+        f"learner's first move (seat {seat}), so the episode was truncated before it; "
+        "allowed: a larger max_asks"
+    )
+
+
 # ----------------------------------------------------------------------------- illegal actions
 
 

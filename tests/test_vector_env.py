@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 import re
 
 import gymnasium as gym
@@ -471,6 +472,15 @@ def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs()
 def test_bad_arguments_are_refused_by_name(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         GoFishVectorEnv(**{"num_envs": 2, **kwargs})
+
+
+def test_a_start_position_at_the_ask_limit_is_refused_saying_the_position_made_the_asks():
+    game, chooser = Game(Rules(players=4), seed=3), random.Random(0)
+    for _ in range(6):
+        game.ask(*chooser.choice(game.legal_asks()))
+    env = GoFishVectorEnv(1, players=4, max_asks=5, seat=game.current_player)
+    with pytest.raises(ValueError, match="env 0: max_asks: the given game has made 6 asks"):
+        env.reset(options={"games": [game]})
 
 
 def test_a_reset_whose_opponents_reach_the_ask_limit_raises_instead_of_dealing_again():

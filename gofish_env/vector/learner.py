@@ -180,8 +180,10 @@ class LearnerBatch(NotCopyable):
                 return
             cut = self.truncated()[pending]
             if cut.any():  # the ask limit, not the deal: no deal would do better
-                game = int(pending[cut][0])
-                error = truncated_before_learner(self.max_asks, int(self.learner[game]))
+                at = int(np.flatnonzero(cut)[0])
+                game = int(pending[at])
+                given = 0 if positions is None else positions[at].num_asks
+                error = truncated_before_learner(self.max_asks, int(self.learner[game]), given)
                 raise ValueError(f"env {game}: {error}")
             if positions is not None:
                 raise ValueError("options['games']: a game ends before the learner's first move")
