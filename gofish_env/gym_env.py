@@ -31,7 +31,7 @@ from gofish_env.aec_env import (
 from gofish_env.agent_files import AgentFileError
 from gofish_env.game import IllegalAsk
 from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
-from gofish_env.players import make_player, player_label, seat_copy
+from gofish_env.players import check_history, make_player, player_label, seat_copy
 from gofish_env.rewards import RewardScheme, check_illegal_action
 from gofish_env.rules import Rules
 
@@ -286,6 +286,7 @@ class GoFishEnv(gym.Env):
             seen.add(id(spec))
             try:
                 players.append(make_player(spec, self.rules))
+                check_history(players[-1], self.rules, self.aec.layout.history)
             except AgentFileError as error:
                 raise AgentFileError(f"opponents: {error}") from None
             except ValueError as error:

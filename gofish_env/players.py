@@ -270,6 +270,25 @@ def check_agent_sizes(path: str | Path, player: Any, rules: Rules) -> None:
     )
 
 
+def check_history(player: Any, rules: Rules, history: int) -> None:
+    """Refuse a player whose network takes another observation than the table's with
+    ``history`` recent asks (an agent trained with another ``history=``, which would fail at
+    its first move), naming the history it takes. Players of a mix are each checked."""
+    for member in getattr(player, "members", None) or [player]:
+        taken = getattr(member, "observation_size", None)
+        size = ObservationLayout(rules, history).size
+        if taken is None or int(taken) == size:
+            continue
+        base = ObservationLayout(rules, history=0).size
+        per_ask = ObservationLayout(rules, history=1).size - base
+        fits = int(taken) >= base and (int(taken) - base) % per_ask == 0
+        made_for = f"history={(int(taken) - base) // per_ask}" if fits else "another table"
+        raise ValueError(
+            f"it takes observations of {taken} numbers ({made_for}); this table shows {size} "
+            f"(history={history}), so it cannot play here"
+        )
+
+
 @lru_cache(maxsize=1)
 def _agent_loaders() -> tuple[Any, ...]:
     """The agent loaders installed packages provide, by name (entry-point group

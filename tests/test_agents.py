@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from gofish_env.agent_files import AgentFileError, read_agent_rules
 from gofish_env.gym_env import GoFishEnv
 from gofish_env.observation import ObservationLayout
 from gofish_env.players import load_agent, make_player
+from gofish_env.vector.gym_vector import GoFishVectorEnv
 from gofish_training import agents
 from gofish_training.agents import MaskablePPOPlayer
 
@@ -126,6 +128,24 @@ def test_a_model_without_recorded_rules_fits_its_table_whatever_its_history_leng
     assert player.observation_size == ObservationLayout(Rules(players=4), history=2).size
     with pytest.raises(AgentFileError, match="was made for another table"):
         load_agent(path, Rules(players=3))
+
+
+@pytest.mark.parametrize("make_env", [GoFishEnv, partial(GoFishVectorEnv, 2)])
+def test_an_env_refuses_an_opponent_of_another_history_when_it_is_built(tmp_path, make_env):
+    # It was accepted, and failed at the opponent's first move ("mat1 and mat2 shapes").
+    model = MaskablePPO("MlpPolicy", GoFishEnv(players=3), n_steps=64, seed=0)
+    path = tmp_path / "history8.zip"
+    model.save(path)
+    size = ObservationLayout(Rules(players=3), history=4).size
+    said = (
+        rf"^opponents: it takes observations of 382 numbers \(history=8\); this table shows "
+        rf"{size} \(history=4\), so it cannot play here$"
+    )
+    for opponents in (f"model:{path}", model, f"mix:easy,model:{path}"):
+        with pytest.raises(ValueError, match=said):
+            make_env(players=3, history=4, opponents=opponents)
+    env = make_env(players=3, opponents=f"mix:easy,model:{path}")  # the history it takes
+    env.reset(seed=0)
 
 
 def test_the_harness_refuses_a_model_of_another_history_before_any_game(tmp_path):

@@ -37,8 +37,8 @@ from gofish_env.evaluation.entrants import Entrant
 from gofish_env.evaluation.schedule import rotated, seating_order
 from gofish_env.evaluation.stats import derive_seed
 from gofish_env.game import Game
-from gofish_env.observation import DEFAULT_HISTORY, ObservationLayout
-from gofish_env.players import MODEL_PREFIX, SeatPlayer, make_player, seat_copy
+from gofish_env.observation import DEFAULT_HISTORY
+from gofish_env.players import MODEL_PREFIX, SeatPlayer, check_history, make_player, seat_copy
 from gofish_env.replay import Replay
 from gofish_env.rules import Rules, is_integer
 
@@ -110,7 +110,6 @@ def check_model_sizes(measurement: Measurement) -> None:
     """Refuse, before any game, a saved or loaded model whose observation is not the one
     the harness's table shows (the default history): one trained with another
     ``history=`` fits its rules but would fail at its first move."""
-    size = ObservationLayout(measurement.rules).size
     for entrant in measurement.entrants:
         spec = entrant.spec
         if not (isinstance(spec, str) and spec.startswith(MODEL_PREFIX)) and not hasattr(
@@ -118,13 +117,10 @@ def check_model_sizes(measurement: Measurement) -> None:
         ):
             continue
         player = make_player(spec, measurement.rules)  # a saved agent is loaded once a path
-        taken = getattr(player, "observation_size", None)
-        if taken is not None and int(taken) != size:
-            raise ValueError(
-                f"entrant {entrant.name!r}: it takes observations of {taken} numbers; the "
-                f"harness's table shows {size} (history={DEFAULT_HISTORY}), so a model "
-                "trained with another history cannot play here"
-            )
+        try:
+            check_history(player, measurement.rules, DEFAULT_HISTORY)
+        except ValueError as error:
+            raise ValueError(f"entrant {entrant.name!r}: {error}") from None
 
 
 ENGINES = ("auto", "python", "vector")

@@ -22,7 +22,14 @@ from gofish_env.gym_env import (
     truncated_before_learner,
 )
 from gofish_env.observation import DEFAULT_HISTORY
-from gofish_env.players import MIX_PREFIX, check_player_spec, make_player, mix_members, seat_copy
+from gofish_env.players import (
+    MIX_PREFIX,
+    check_history,
+    check_player_spec,
+    make_player,
+    mix_members,
+    seat_copy,
+)
 from gofish_env.rewards import COMPONENTS, RewardScheme
 from gofish_env.rules import Rules, is_integer
 from gofish_env.vector import play
@@ -37,14 +44,14 @@ from gofish_env.vector.structs import NotCopyable
 class Member:
     """One kind of opponent: a compiled level, or anything else (played in Python)."""
 
-    def __init__(self, spec: Any, rules: Rules):
+    def __init__(self, spec: Any, rules: Rules, history: int):
         self.spec = spec
         self.name = spec if isinstance(spec, str) else repr(spec)
         self.level = LEVEL_CODES.get(spec, NOT_COMPILED) if isinstance(spec, str) else -1
         if isinstance(spec, str) and self.level == NOT_COMPILED:
             check_player_spec(spec, rules)
-        elif not isinstance(spec, str):
-            make_player(spec, rules)  # refuses what is not a player
+        if not self.compiled:  # refuses what is not a player, or takes another history
+            check_history(make_player(spec, rules), rules, history)
 
     @property
     def compiled(self) -> bool:
@@ -56,7 +63,7 @@ class Member:
         return make_player(seat_copy(self.spec), rules)
 
 
-def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
+def parse_opponents(opponents: Any, rules: Rules, history: int) -> list[list[Member]]:
     """The members of each opponent slot (the seats from the learner's left): one spec for
     every slot or one per slot; ``"mix:a,b"`` draws a member each episode."""
     count = rules.players - 1
@@ -71,9 +78,9 @@ def parse_opponents(opponents: Any, rules: Rules) -> list[list[Member]]:
         try:
             if isinstance(spec, str) and spec.startswith(MIX_PREFIX):
                 members = mix_members(spec)
-                slots.append([Member(member, rules) for member in members])
+                slots.append([Member(member, rules, history) for member in members])
             else:
-                slots.append([Member(spec, rules)])
+                slots.append([Member(spec, rules, history)])
         except ValueError as error:
             raise ValueError(f"opponents: {error}") from None
     return slots
@@ -140,7 +147,7 @@ class LearnerBatch(NotCopyable):
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents; they sit down at each game's next deal."""
-        self.slots = parse_opponents(opponents, self.rules)
+        self.slots = parse_opponents(opponents, self.rules, self.batch.history)
         self.opponent_specs = [
             slot[0].name if len(slot) == 1 else MIX_PREFIX + ",".join(m.name for m in slot)
             for slot in self.slots
