@@ -172,7 +172,8 @@ class ObservationLayout(Layout):
                 (history, ask_row),
                 f"last {history} asks, newest first: present, asker (one-hot over {players} "
                 f"seats), target (one-hot), {what} (one-hot over {asks}), cards handed over "
-                f"/ {self.max_held}, went fishing, fished card shown",
+                f"/ {self.max_held}, a miss (told go fish, whether or not the pool had a card to "
+                "draw), fished card shown",
             ),
         ]
         super().__init__(declared)
@@ -390,7 +391,7 @@ class ObservationEncoder:
             parts = [self.catch, self.points, self.caught, self.out, self.match]
             parts = [part[order] if part.size else part for part in parts]
             self.gather.append(np.concatenate([part.ravel() for part in parts]))
-        # Recent asks: asker, target, rank or card, cards handed over, went fishing, shown.
+        # Recent asks: asker, target, rank or card, cards handed over, a miss, shown.
         self.ask_ring = np.zeros((history, 6), np.int64)
         self.num_asks = 0
         sections = layout.sections
@@ -721,7 +722,7 @@ def fill_observation_into(
                 obs[at.cards_held + k * cards + card] = holds[k, card]
                 obs[at.cards_lacked + k * cards + card] = lacks[k, card]
     # Recent asks, newest first: present, asker and target (one-hot, relative), what was
-    # asked for (one-hot), cards handed over, went fishing, fished card shown; zeros for
+    # asked for (one-hot), cards handed over, a miss, fished card shown; zeros for
     # the rows no ask has reached yet.
     history = ask_ring.shape[0]
     width = 1 + 2 * players + ask_count + 3

@@ -29,7 +29,7 @@ from gofish_env.rules import Rules
 from gofish_env.vector.structs import borrowing_builder, struct_types
 
 JOKER_INDEX = 4 * NUM_STANDARD_RANKS  # the joker's card index (both jokers share it)
-RECORD_FIELDS = 6  # asker, target, wanted, cards handed over, went fishing, shown
+RECORD_FIELDS = 6  # asker, target, wanted, cards handed over, a miss, shown
 
 WINNER_CODES = {"catches_then_points": 0, "catches_shared": 1, "first_empty": 2}
 
