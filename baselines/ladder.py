@@ -393,7 +393,7 @@ def _checked_run(
         out = Path(args.out)
         if out.suffix == ".png":
             parser.error(
-                f"--out: got {args.out!r}; the chart is saved as OUT.png, so name a "
+                f"--out: got {str(args.out)!r}; the chart is saved as OUT.png, so name a "
                 "markdown file, e.g. docs/baselines.md"
             )
         check_output(parser, "--out", out)

@@ -505,13 +505,25 @@ def run_command(main: Callable[[], object]) -> None:
         raise SystemExit(1) from None
 
 
-def launch(module: str, command: str, extra: str, libraries: Iterable[str], install: str) -> None:
+def launch(
+    module: str,
+    command: str,
+    extra: str,
+    libraries: Iterable[str],
+    install: str,
+    parser: Callable[[], argparse.ArgumentParser] | None = None,
+) -> None:
     """Run ``module``'s ``cli()``, the ``command`` an optional ``extra`` provides. If one of
     the extra's ``libraries`` is not installed, say which extra to install (``install``: the
     pip command) instead of the import's traceback; any other import error is a bug and
-    raises. A Ctrl-C during the imports (seconds, with torch) ends it in one line."""
+    raises. A Ctrl-C during the imports (seconds, with torch) ends it in one line. With
+    ``parser`` (a light module's), ``--help`` and a malformed flag are answered before the
+    imports."""
     import importlib
 
+    if parser is not None:
+        require_extra(command, extra, libraries, install)
+        parser().parse_args(sys.argv[1:])
     try:
         entry = importlib.import_module(module).cli
     except ModuleNotFoundError as error:

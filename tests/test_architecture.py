@@ -361,6 +361,24 @@ def test_a_ctrl_c_while_a_command_imports_its_libraries_ends_it_in_one_line(monk
     assert capsys.readouterr().err == "gofish-train: interrupted while starting; nothing was done\n"
 
 
+@pytest.mark.torch
+@pytest.mark.parametrize("command", ["train_cli", "rllib_train_cli"])
+@pytest.mark.parametrize("argv", [["--help"], ["--seed", "x"]])
+def test_help_and_a_malformed_flag_are_answered_before_torch_loads(command, argv):
+    # torch and SB3 take seconds to import (Ray more): --help took 2.5 s and 7 s.
+    code = (
+        "import sys\n"
+        f"sys.argv = ['gofish', *{argv!r}]\n"
+        f"from gofish_training import {command}\n"
+        "try:\n"
+        f"    {command}()\n"
+        "except SystemExit as stop:\n"
+        "    print('exit', stop.code, 'torch' in sys.modules, 'ray' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.stdout.splitlines()[-1] == f"exit {0 if argv == ['--help'] else 2} False False"
+
+
 def test_setup_venv_refuses_a_python_older_than_3_11_saying_how_to_pick_one(tmp_path):
     old = tmp_path / "python3"
     old.write_text("#!/bin/sh\nexit 1\n")  # stands for a Python that says it is too old

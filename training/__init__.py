@@ -14,14 +14,23 @@ INSTALL_TORCH = (
 def train_cli() -> None:
     """``gofish-train``."""
     from gofish_env.cli import launch  # on use: importing the package stays light
+    from gofish_training.train_args import build_parser
 
     install = INSTALL_TORCH + "pip install 'gofish-env[train]'"
-    launch("gofish_training.train", "gofish-train", "train", TRAIN_LIBRARIES, install)
+    launch("gofish_training.train", "gofish-train", "train", TRAIN_LIBRARIES, install, build_parser)
 
 
 def rllib_train_cli() -> None:
     """``gofish-rllib-train``."""
     from gofish_env.cli import launch  # on use: importing the package stays light
+    from gofish_training.rllib_args import build_parser
 
     install = INSTALL_TORCH + "pip install 'gofish-env[train,rllib]'"
-    launch("gofish_training.rllib_train", "gofish-rllib-train", "rllib", RLLIB_LIBRARIES, install)
+    launch(
+        "gofish_training.rllib_train",
+        "gofish-rllib-train",
+        "rllib",
+        RLLIB_LIBRARIES,
+        install,
+        build_parser,
+    )
