@@ -479,6 +479,18 @@ def test_an_odd_file_in_the_replay_folder_is_refused_or_left_out(server):
     assert client.get("/replays/dangling.json").status_code == 404
 
 
+@pytest.mark.parametrize("length", [255, 256, 1000])
+def test_a_replay_name_too_long_for_the_file_system_is_404(server, length):
+    # The name passes REPLAY_NAME; is_file() raised ENAMETOOLONG past 255 bytes (a 500).
+    client, _, folder = server
+    folder.mkdir()
+    name = "a" * (length - len(".json")) + ".json"
+    answer = client.get(f"/replays/{name}")
+    assert answer.status_code == 404
+    assert answer.json() == {"detail": f"no replay {name!r}"}
+    assert client.get("/api/replays").status_code == 200  # the connection still serves
+
+
 @pytest.mark.parametrize("version", [True, 1.0, "1"])
 def test_a_replay_version_must_be_the_integer_1(server, tmp_path, capsys, version):
     from helpers import usage_error

@@ -339,7 +339,11 @@ def create_app(
         replay = None if text is None else Replay.from_json(text)
         if replay is None and replay_folder is not None and REPLAY_NAME.match(name):
             path = replay_folder / name
-            if path.is_file():
+            try:
+                found = path.is_file()
+            except OSError:  # a name too long for the file system (ENAMETOOLONG), ...
+                found = False
+            if found:
                 replay = Replay.load(path)
         if replay is None:
             raise TableError(404, f"no replay {name!r}")
