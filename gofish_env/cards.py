@@ -19,6 +19,9 @@ MAX_RANK_POINTS = max(RANK_POINTS)  # an ace: the reward scales catch points by 
 
 _RANK_ALIASES = {name: index for index, name in enumerate(RANK_NAMES)}
 _RANK_ALIASES.update({"T": 8, "JOKER": JOKER, "JACK": 9, "QUEEN": 10, "KING": 11, "ACE": 12})
+# The rank of a card string: a short name only (a rank word and an S is a plural, no spade).
+_CARD_RANKS = {name: index for index, name in enumerate(RANK_NAMES[:NUM_STANDARD_RANKS])}
+_CARD_RANKS["T"] = 8
 
 
 def card_id(rank: int, suit: int, copy: int = 0) -> int:
@@ -45,30 +48,35 @@ def card_str(card: int) -> str:
     return RANK_NAMES[rank] + SUITS[card & 3]
 
 
-def parse_rank(text: str) -> int:
-    """``"7"``, ``"10"``, ``"q"``, ``"JK"`` -> rank index; raises ValueError otherwise."""
+def rank_list(jokers: bool = True) -> str:
+    """The ranks a person may type, for messages: ``2, 3, ..., A`` (and JK with jokers)."""
+    names = ", ".join(RANK_NAMES[:NUM_STANDARD_RANKS])
+    return f"{names}, or JK for a joker" if jokers else names
+
+
+def parse_rank(text: str, jokers: bool = True) -> int:
+    """``"7"``, ``"10"``, ``"q"``, ``"JK"`` -> rank index; raises ValueError otherwise
+    (``jokers``: whether its message names JK)."""
     try:
         return _RANK_ALIASES[text.strip().upper()]
     except (KeyError, AttributeError):
-        raise ValueError(
-            f"not a rank: {text!r} (ranks are {', '.join(RANK_NAMES[:NUM_STANDARD_RANKS])}, "
-            f"or JK for a joker)"
-        ) from None
+        raise ValueError(f"not a rank: {text!r} (ranks are {rank_list(jokers)})") from None
 
 
-def parse_card(text: str) -> tuple[int, int]:
-    """``"10H"`` -> (rank, suit); ``"JK"`` -> (JOKER, 0). Raises ValueError otherwise."""
+def parse_card(text: str, jokers: bool = True) -> tuple[int, int]:
+    """``"10H"`` -> (rank, suit); ``"JK"`` -> (JOKER, 0). Raises ValueError otherwise
+    (``jokers``: whether its message names JK). A card is a rank's short name and a suit:
+    ``"kings"`` is no ``KS`` nor ``"queenh"`` a ``QH``."""
+    examples = "7H, 10S, QD, AC or JK" if jokers else "7H, 10S, QD or AC"
     if not isinstance(text, str):
-        raise ValueError(f"not a card: {text!r} (cards look like 7H, 10S, QD, AC or JK)")
+        raise ValueError(f"not a card: {text!r} (cards look like {examples})")
     cleaned = text.strip().upper()
     if cleaned in ("JK", "JOKER"):
         return JOKER, 0
     rank_text, suit_text = cleaned[:-1], cleaned[-1:]
-    if suit_text not in SUITS or rank_text.upper() not in _RANK_ALIASES or rank_text == "JK":
-        raise ValueError(
-            f"not a card: {text!r} (cards look like 7H, 10S, QD, AC or JK; suits are C, D, H, S)"
-        )
-    return _RANK_ALIASES[rank_text], SUITS.index(suit_text)
+    if suit_text not in SUITS or rank_text not in _CARD_RANKS:
+        raise ValueError(f"not a card: {text!r} (cards look like {examples}; suits are C, D, H, S)")
+    return _CARD_RANKS[rank_text], SUITS.index(suit_text)
 
 
 def build_deck(decks: int, jokers: bool) -> list[int]:

@@ -585,9 +585,11 @@ class Game:
             rank = wanted
         elif isinstance(wanted, str):
             try:
-                rank = parse_rank(wanted)
+                rank = parse_rank(wanted, jokers=self.rules.jokers)
             except ValueError as error:
                 raise IllegalAsk(str(error)) from None
+            if rank >= ranks:  # "JK" with no jokers (not rank indices: nobody typed one)
+                raise IllegalAsk(f"not a rank: {wanted!r} (there are no jokers in this game)")
         elif (rank := _integer(wanted)) is None:
             raise IllegalAsk(f"not a rank: {wanted!r}")
         if not 0 <= rank < ranks:
@@ -598,10 +600,12 @@ class Game:
         count = self.rules.ask_count
         if isinstance(wanted, str):
             try:
-                rank, suit = parse_card(wanted)
+                rank, suit = parse_card(wanted, jokers=self.rules.jokers)
             except ValueError as error:
                 raise IllegalAsk(f"{error}; these rules ask for one exact card") from None
             index = 4 * rank + suit
+            if index >= count:  # "JK" with no jokers
+                raise IllegalAsk(f"not a card: {wanted!r} (there are no jokers in this game)")
         elif (index := _integer(wanted)) is None:
             raise IllegalAsk(f"not a card: {wanted!r}")
         if not 0 <= index < count:

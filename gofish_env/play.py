@@ -19,7 +19,6 @@ Input and output are injectable: ``main(argv, input_fn=input, output=print)``.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -53,18 +52,35 @@ SCROLL_LINES = 40
 RECENT_SINGLE = 8  # log lines shown with the hand when one person plays (CPU moves print live)
 RECENT_SHARED = 40  # pass-and-play: everything since that person's last turn, up to this many
 INTERRUPTED = "Interrupted. The game is abandoned."  # Ctrl-C: exit status 130
+# Printed before a game with a master CPU: its search's kernels (numba) compile on their
+# first use after an install, for up to a minute, with nothing on screen meanwhile.
+MASTER_NOTE = (
+    "The master CPU compiles its search on first use (after an install or an update); "
+    "its first move can then take up to a minute."
+)
+MAX_DELAY = 60.0  # seconds: --delay (time.sleep overflows on a huge one)
 _FILLER = {"ask", "seat", "player", "for", "the", "a", "an", "any", "your", "some", "please"}
 
 HELP = """Commands:
   2 q          ask seat 2 for queens (also: ask 2 q, ask seat 2 for queens, 2 10, 2 jacks)
-  2 QH         with exact-card asks (authors rules): ask seat 2 for the queen of hearts
   q            with one other player left to ask, just the rank
   hand         show your hand and the table again
   log          the whole public log of the game
   help         this help
   quit         leave the game
-Ranks: 2 3 4 5 6 7 8 9 10 J Q K A. Suits: C D H S. You may only ask for a rank you hold,
+Ranks: 2 3 4 5 6 7 8 9 10 J Q K A. You may only ask for a rank you hold,
 and only a player who holds cards."""
+
+# With exact-card asks (the authors rules) a card is asked for, never a rank or a rank word.
+HELP_CARDS = """Commands:
+  2 QH         ask seat 2 for the queen of hearts (also: ask 2 QH, ask seat 2 for 10S, 2 qh)
+  QH           with one other player left to ask, just the card
+  hand         show your hand and the table again
+  log          the whole public log of the game
+  help         this help
+  quit         leave the game
+A card is a rank and a suit. Ranks: 2 3 4 5 6 7 8 9 10 J Q K A. Suits: C D H S.
+You may only ask for a card of a rank you hold, and only a player who holds cards."""
 
 
 class QuitGame(Exception):
@@ -201,7 +217,8 @@ class TerminalGame:
         try:
             line = self.input_fn(prompt)
         except EOFError:  # Ctrl-D, or the piped input ran out (a Ctrl-C is passed on)
-            raise QuitGame("Input ended.") from None
+            # The prompt's line is not ended (no Enter was typed): the message starts a new one.
+            raise QuitGame("\nInput ended.") from None
         if line.strip().lower() in ("quit", "exit"):
             raise QuitGame("Quit.")
         return line
@@ -213,7 +230,7 @@ class TerminalGame:
             return False
         word = words[0].lower()
         if word in ("help", "h"):
-            self.out(HELP)
+            self.out(HELP_CARDS if self.rules.ask_for == "card" else HELP)
             self.out(self._legal_summary())
             return False
         if word in ("hand", "look", "show", "table"):
@@ -237,10 +254,12 @@ class TerminalGame:
         if len(words) == 1:
             targets = sorted({target for target, _ in game.legal_asks()})
             if len(targets) != 1:
-                raise IllegalAsk(f"say whom to ask, e.g. `{targets[0]} {self._example(words[0])}`")
+                example = self._example(targets[0], words[0])
+                raise IllegalAsk(f"say whom to ask, e.g. `{targets[0]} {example}`")
             words = [str(targets[0]), words[0]]
         if len(words) != 2:
-            raise IllegalAsk("type a seat and a rank, e.g. `2 q`")
+            what = "a card, e.g. `2 QH`" if self.rules.ask_for == "card" else "a rank, e.g. `2 q`"
+            raise IllegalAsk(f"type a seat and {what}")
         seat_text, wanted = words
         if not seat_text.isdigit():
             raise IllegalAsk(f"not a seat: {seat_text!r} (seats are 0 to {game.players - 1})")
@@ -252,18 +271,28 @@ class TerminalGame:
                 wanted = wanted[:-1]
         return int(seat_text), wanted
 
-    def _example(self, word: str) -> str:
-        """``word`` if it names a rank (or a card, under exact-card asks), else the first
-        thing the seat may ask for: the example of a hint must be an ask that works."""
-        parse = parse_card if self.rules.ask_for == "card" else parse_rank
-        for candidate in (word, word[:-1]):  # "queens"
+    def _example(self, target: int, word: str) -> str:
+        """``word`` if the seat may ask ``target`` for what it names (a rank, or a card under
+        exact-card asks), else the first thing it may ask ``target`` for: the example of a
+        hint must be an ask that works."""
+        legal = sorted(w for seat, w in self.game.legal_asks() if seat == target)
+        if self.rules.ask_for == "card":
             try:
-                parse(candidate)
+                rank, suit = parse_card(word, jokers=self.rules.jokers)
+            except ValueError:
+                pass
+            else:
+                if 4 * rank + suit in legal:
+                    return word
+            return card_str(card_from_index(legal[0]))
+        for candidate in (word, word[:-1] if word.lower().endswith("s") else ""):  # "queens"
+            try:
+                rank = parse_rank(candidate)
             except ValueError:
                 continue
-            return word
-        wanted = min(w for _, w in self.game.legal_asks())
-        return card_str(card_from_index(wanted)) if parse is parse_card else RANK_NAMES[wanted]
+            if rank in legal:
+                return word
+        return RANK_NAMES[legal[0]]
 
     def _ask(self, target: int, wanted: Any) -> None:
         """Apply an ask by the seat to move and print what happened (IllegalAsk: nothing)."""
@@ -300,11 +329,12 @@ class TerminalGame:
         lines = ["", f"Game over: {over.reason}.", "Final score:"]
         for seat in range(game.players):
             caught = " ".join(RANK_NAMES[rank] for rank in game.catches(seat)) or "-"
+            catches = len(game.catches(seat))
             mark = "  WINNER" if seat in game.winners else ""
             name = f"seat {seat} ({self.labels[seat]})"
             lines.append(
-                f"  {name:<{width}}  {len(game.catches(seat)):>2} catches ({caught}), "
-                f"{game.tiebreak_points(seat)} tiebreak points{mark}"
+                f"  {name:<{width}}  {catches:>2} {'catch' if catches == 1 else 'catches'} "
+                f"({caught}), {game.tiebreak_points(seat)} tiebreak points{mark}"
             )
         winners = [f"seat {seat} ({self.labels[seat]})" for seat in game.winners]
         if len(winners) == 1:
@@ -394,7 +424,10 @@ def main(
     parser.add_argument("--humans", type=int, default=1, help="people at the table (0 to watch)")
     parser.add_argument("--seat", type=int, default=0, help="the first person's seat")
     parser.add_argument(
-        "--delay", type=float, default=0.0, help="seconds to pause before each CPU ask"
+        "--delay",
+        type=float,
+        default=0.0,
+        help=f"seconds to pause before each CPU ask, 0 to {MAX_DELAY:g}",
     )
     args = parser.parse_args(argv)
     if input_fn is input and not sys.stdin.isatty():
@@ -403,11 +436,13 @@ def main(
     # Every argument, and every model file, is checked before the game starts.
     rules = rules_or_error(parser, args.rules, args.players)
     check_seed(parser, args.seed)
-    if not (math.isfinite(args.delay) and args.delay >= 0):
-        parser.error(f"--delay: got {args.delay:g}; allowed: a number of seconds >= 0")
+    if not 0 <= args.delay <= MAX_DELAY:  # nan too
+        parser.error(f"--delay: got {args.delay:g}; allowed: 0 to {MAX_DELAY:g} seconds")
     try:
         try:
             players = parse_players(args.players, args.humans, args.seat, args.cpus)
+            if "master" in players:
+                output(MASTER_NOTE)
             game = Game(rules, seed=args.seed)
             terminal = TerminalGame(
                 game, players, input_fn, output, clear=clear, seed=args.seed, delay=args.delay

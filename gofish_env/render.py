@@ -28,8 +28,9 @@ def _seat_line(view: PlayerView, seat: int, label: str) -> str:
     if view.out[seat]:
         flags.append("out")
     status = f" [{', '.join(flags)}]" if flags else ""
+    size = view.hand_sizes[seat]
     return (
-        f"  {label:<12} {view.hand_sizes[seat]:>2} cards  catches: {caught} "
+        f"  {label:<12} {size:>2} {'card ' if size == 1 else 'cards'}  catches: {caught} "
         f"({view.points[seat]} pts){status}"
     )
 
@@ -37,7 +38,7 @@ def _seat_line(view: PlayerView, seat: int, label: str) -> str:
 def render_view(view: PlayerView, recent: Sequence[Event] = (), title: str = "") -> str:
     """What ``view.seat`` sees: its own hand, every seat's public state, the recent log."""
     lines = [title] if title else []
-    lines.append(f"Pool: {view.pool_size} cards")
+    lines.append(f"Pool: {view.pool_size} {'card' if view.pool_size == 1 else 'cards'}")
     for k in range(view.players):
         seat = (view.seat + k) % view.players
         label = f"seat {seat} (you)" if seat == view.seat else f"seat {seat}"

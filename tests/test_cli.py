@@ -179,7 +179,7 @@ BAD_ARGUMENTS = [
     ("play", ["--cpus", "random,,easy"], "--cpus: got 'random,,easy'; allowed: "),
     ("play", ["--humans", "5"], "--humans: got 5; allowed: 0 to 4"),
     ("play", ["--seat", "4"], "--seat: got 4; allowed: 0 to 3"),
-    ("play", ["--delay", "-1"], "--delay: got -1; allowed: a number of seconds >= 0"),
+    ("play", ["--delay", "-1"], "--delay: got -1; allowed: 0 to 60 seconds"),
     ("play", ["--cpus", "model:nowhere/x.zip"], "model file not found: nowhere/x.zip"),
     # benchmarks
     ("engine_speed", ["--seconds", "0"], "--seconds: got 0; allowed: a number of seconds > 0"),

@@ -230,7 +230,8 @@ def test_watching_cpus_and_a_saved_model_play_a_whole_game(tmp_path):
 def test_the_end_of_the_input_leaves_the_game():
     out: list[str] = []
     assert main(["--seed", "2", "--cpus", LEVEL], input_fn=scripted([]), output=out.append) == 0
-    assert out[-1] == "Input ended. The game is abandoned."
+    # The prompt's line was not ended (no Enter): the message starts a line of its own.
+    assert out[-1] == "\nInput ended. The game is abandoned."
 
 
 def test_ctrl_c_at_a_prompt_stops_the_game_with_status_130():
@@ -313,24 +314,150 @@ def test_a_lone_a_asks_the_only_seat_that_can_be_asked_for_aces():
 
 
 @pytest.mark.parametrize(
-    ("typed", "example"), [("1", "1 2"), ("zz", "1 2"), ("a", "1 a"), ("queens", "1 queens")]
+    ("typed", "example"),
+    [
+        ("1", "1 5"),
+        ("zz", "1 5"),
+        ("a", "1 a"),
+        ("aces", "1 aces"),
+        ("5s", "1 5s"),
+        ("2", "1 5"),  # a rank the seat does not hold: the ask `1 2` would be refused
+        ("queens", "1 5"),
+    ],
 )
 def test_a_lone_word_with_several_seats_to_ask_gets_an_example_that_works(typed, example):
-    # Seat 0 holds an ace and a 2: a word that is not a rank is not put in the example.
-    game = position(["AH 2C", "3C 4C", "5C 6C"], pool_top=["7C"], rules=Rules(players=3))
+    # Seat 0 holds an ace and a 5: a word that names no rank it holds is not put in the
+    # example, which is then an ask the seat may make.
+    game = position(["AH 5C", "3C 4C", "5D 6C"], pool_top=["7C"], rules=Rules(players=3))
     out: list[str] = []
-    TerminalGame(game, [HUMAN, LEVEL, LEVEL], scripted([typed, "quit"]), out.append).run()
+    lines = [typed, example, "quit"]
+    TerminalGame(game, [HUMAN, LEVEL, LEVEL], scripted(lines), out.append).run()
     assert f"Not allowed: say whom to ask, e.g. `{example}`. Ask again" in "\n".join(out)
+    assert any(line.startswith("  Seat 0 asks seat 1 for ") for line in out)  # it was played
+
+
+@pytest.mark.parametrize(("typed", "example"), [("QH", "1 QH"), ("QS", "1 QC"), ("q", "1 QC")])
+def test_under_exact_card_asks_the_example_is_a_card_the_seat_may_ask_for(typed, example):
+    # Seat 0 holds the QS: it may ask for the QC, QD or QH, not the QS (a card it holds).
+    rules = Rules(players=3, ask_for="card")  # exact-card asks, as under authors
+    game = position(["QS AC", "QH 3C", "4C 6C"], rules=rules)
+    out: list[str] = []
+    lines = [typed, example, "quit"]
+    TerminalGame(game, [HUMAN, LEVEL, LEVEL], scripted(lines), out.append).run()
+    assert f"Not allowed: say whom to ask, e.g. `{example}`. Ask again" in "\n".join(out)
+    assert f"  Seat 0 asks seat 1 for the {example.split()[1]}." in out
+
+
+@pytest.mark.parametrize("word", ["kings", "aces", "jacks", "queens", "KINGS", "queenh"])
+def test_exact_card_asks_refuse_a_rank_word_as_they_refuse_a_bare_rank(word):
+    # Seat 0 holds a king, an ace, a jack and a queen, none a spade: each word read as
+    # "rank + S" was a card (KS, AS, JS, QS) and the ask was played.
+    rules = Rules(players=3, ask_for="card")  # exact-card asks, as under authors
+    game = position(["KC AC JC QH", "KS AS JS QS", "3C 4C"], rules=rules)
+    out: list[str] = []
+    TerminalGame(
+        game, [HUMAN, LEVEL, LEVEL], scripted([f"1 {word}", "1 q", "quit"]), out.append
+    ).run()
+    refusals = [line for line in out if line.startswith("Not allowed: ")]
+    assert refusals[0] == (
+        f"Not allowed: not a card: {word!r} (cards look like 7H, 10S, QD or AC; suits are C, "
+        "D, H, S); these rules ask for one exact card. Ask again (help for the commands)."
+    )
+    assert refusals[1].endswith(
+        "these rules ask for one exact card. Ask again (help for the commands)."
+    )
+    assert not any(" asks seat " in line for line in out)  # nothing was played
+
+
+def test_card_shaped_words_are_cards_under_exact_card_asks():
+    rules = Rules(players=3, ask_for="card")
+    game = position(["10C KC", "10S KS", "3C 4C"], rules=rules)
+    out: list[str] = []
+    TerminalGame(
+        game, [HUMAN, LEVEL, LEVEL], scripted(["1 10s", "ask seat 1 for ks", "quit"]), out.append
+    ).run()
+    assert "  Seat 0 asks seat 1 for the 10S." in out
+    assert "  Seat 0 asks seat 1 for the KS." in out
+
+
+def test_help_under_exact_card_asks_gives_cards_not_rank_words():
+    def help_text(rules):
+        out: list[str] = []
+        game = Game(rules, seed=1)
+        players = [HUMAN] + [LEVEL] * (rules.players - 1)
+        TerminalGame(game, players, scripted(["help", "quit"]), out.append).run()
+        return next(text for text in out if text.startswith("Commands:"))
+
+    cards = help_text(Rules.preset("authors", players=3))
+    assert "2 QH" in cards and "ask seat 2 for 10S" in cards
+    for rank_ask in ("2 q ", "2 jacks", "for queens", "just the rank"):
+        assert rank_ask not in cards
+    ranks = help_text(Rules(players=3))
+    assert "2 jacks" in ranks and "ask seat 2 for queens" in ranks and "QH" not in ranks
 
 
 @pytest.mark.parametrize(
-    ("argv", "first_line"),
+    ("rules", "typed", "refusal"),
     [
-        (["--players", "3"], "Go Fish: 3 players, table rules."),
-        (["--rules", "bicycle"], "Go Fish: 4 players, bicycle rules."),
+        (Rules(players=3), "1 JK", "not a rank: 'JK' (there are no jokers in this game)"),
+        (Rules(players=3), "1 joker", "not a rank: 'joker' (there are no jokers in this game)"),
+        (
+            Rules(players=3),
+            "1 11",
+            "not a rank: '11' (ranks are 2, 3, 4, 5, 6, 7, 8, 9, 10, J, Q, K, A)",
+        ),
+        (
+            Rules.preset("authors", players=3),
+            "1 JK",
+            "not a card: 'JK' (there are no jokers in this game)",
+        ),
+        (
+            Rules.preset("pairs", players=3, jokers=True),
+            "1 11",
+            "not a rank: '11' (ranks are 2, 3, 4, 5, 6, 7, 8, 9, 10, J, Q, K, A, or JK for a "
+            "joker)",
+        ),
     ],
 )
-def test_the_first_line_names_the_rules_as_the_web_page_does(argv, first_line):
+def test_a_joker_is_offered_and_named_only_in_a_game_with_jokers(rules, typed, refusal):
+    game = Game(rules, seed=1)
+    players = [HUMAN] + [LEVEL] * (rules.players - 1)
     out: list[str] = []
-    main([*argv, "--seed", "1", "--cpus", LEVEL], input_fn=scripted(["quit"]), output=out.append)
-    assert out[0].splitlines()[0] == first_line
+    TerminalGame(game, players, scripted([typed, "quit"]), out.append).run()
+    assert f"Not allowed: {refusal}. Ask again (help for the commands)." in out
+
+
+@pytest.mark.parametrize("delay", ["1e10", "1e308", "60.5", "-1", "nan", "inf"])
+def test_an_unreasonable_delay_is_refused_before_the_game(capsys, delay):
+    shown = f"{float(delay):g}"
+    # Seat 0 is a person who quits at once: a delay taken is never slept.
+    message = usage_error(capsys, play_main, ["--delay", delay, "--cpus", LEVEL])
+    assert message == f"--delay: got {shown}; allowed: 0 to 60 seconds"
+    assert capsys.readouterr().out == ""  # no game started
+
+
+@pytest.mark.parametrize(
+    ("cpus", "noted"), [("master", True), (f"{LEVEL},master", True), (LEVEL, False)]
+)
+def test_a_master_cpu_at_the_table_is_announced_as_slow_on_first_use(cpus, noted):
+    out: list[str] = []
+    argv = ["--players", "3", "--cpus", cpus, "--seed", "1"]
+    assert main(argv, input_fn=scripted(["quit"]), output=out.append) == 0
+    note = "The master CPU compiles its search on first use"
+    assert any(note in text for text in out) == noted
+    if noted:  # before the game
+        assert out[0].startswith(note) and out[1].startswith("Go Fish: 3 players")
+
+
+def test_one_card_and_one_catch_are_singular():
+    # Seat 1 holds one card and has laid every rank but 7s. Seat 0 takes the last 7 and
+    # ends the game with 1 catch.
+    others = ["2", "3", "4", "5", "6", "8", "9", "10", "J", "Q", "K", "A"]
+    game = position(["7C 7D 7H", "7S"], rules=Rules(players=2), catches=[[], others])
+    out: list[str] = []
+    TerminalGame(game, [HUMAN, LEVEL], scripted(["1 7"]), out.append).run()
+    text = "\n".join(out)
+    view = next(block for block in out if "Your hand:" in block).splitlines()
+    assert "  seat 1        1 card   catches: 2 3 4 5 6 8 9 10 J Q K A (97 pts)" in view
+    assert re.search(r"seat 0 \(you\)\s+1 catch \(7\), 7 tiebreak points", text)
+    assert re.search(r"seat 1 \(\w+ CPU\)\s+12 catches \(", text)

@@ -115,6 +115,47 @@ def test_an_illegal_click_gets_the_engines_refusal(server):
     assert after == before  # refused asks changed nothing
 
 
+def authors_seed_holding_an_ace_but_not_as() -> int:
+    """A seed of the 3-player authors deal where seat 0 holds an ace but not the AS: there
+    ``aces`` read as a card (the AS) was an ask the engine played."""
+    return next(
+        seed
+        for seed in range(100)
+        if (hand := Game(Rules.preset("authors", players=3), seed=seed).hand(0))
+        and any(card.startswith("A") for card in hand)
+        and "AS" not in hand
+    )
+
+
+@pytest.mark.parametrize(
+    ("rules", "wanted", "reason"),
+    [
+        ("authors", "aces", "not a card: 'aces' (cards look like 7H, 10S, QD or AC; suits are"),
+        ("authors", "JK", "not a card: 'JK' (there are no jokers in this game)"),
+        ("table", "JK", "not a rank: 'JK' (there are no jokers in this game)"),
+        ("table", "11", "not a rank: '11' (ranks are 2, 3, 4, 5, 6, 7, 8, 9, 10, J, Q, K, A)"),
+    ],
+)
+def test_a_rank_word_under_exact_card_asks_or_a_joker_without_jokers_is_refused(
+    server, rules, wanted, reason
+):
+    client, _, _ = server
+    seed = authors_seed_holding_an_ace_but_not_as()
+    table = new_table(client, players=3, rules=rules, seats=[HUMAN, "hard", "hard"], seed=seed)
+    before = client.get(f"/api/tables/{table['id']}", params={"token": table["token"]}).json()
+    body = {"token": table["token"], "target": 1, "wanted": wanted}
+    answer = client.post(f"/api/tables/{table['id']}/ask", json=body)
+    assert answer.status_code == 409, answer.text
+    detail = answer.json()["detail"]
+    assert detail.startswith(reason)
+    assert "JK for a joker" not in detail and "or JK" not in detail
+    assert "rank indices" not in detail and "card indices" not in detail
+    if rules == "authors" and wanted != "JK":
+        assert detail.endswith("; these rules ask for one exact card")
+    after = client.get(f"/api/tables/{table['id']}", params={"token": table["token"]}).json()
+    assert after == before  # nothing was played
+
+
 def bad_requests(table: dict, watched: dict) -> list:
     url = f"/api/tables/{table['id']}"
     token = table["token"]
