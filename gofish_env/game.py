@@ -46,6 +46,43 @@ class IllegalAsk(ValueError):
     """An ask the rules refuse; the game is left exactly as it was."""
 
 
+def ask_refusal(
+    rules: Rules,
+    asker: int,
+    target: int,
+    wanted: int,
+    *,
+    target_out: bool,
+    target_size: int,
+    pool_size: int,
+    held: int,
+    card_laid: bool,
+    card_held: bool,
+) -> str | None:
+    """Why the rules refuse seat ``asker``'s ask of seat ``target`` for ``wanted`` (a rank
+    index, or a card index with exact-card asks), or None when they allow it. ``held``: the
+    asker's cards of the rank; ``card_laid`` / ``card_held``: the card is in a catch / in
+    the asker's hand (exact-card asks). Both engines give their refusals from here."""
+    if target == asker:
+        return f"you cannot ask yourself (seat {asker})"
+    if target_out:
+        return f"seat {target} is out (no cards and the pool is empty)"
+    if not target_size and not (rules.empty_hand_askable and pool_size):
+        return f"seat {target} holds no cards and cannot be asked"
+    rank = wanted // 4 if rules.ask_for == "card" else wanted
+    if not held:
+        return f"you hold no {rank_plural(rank)}: you may only ask for a rank you hold"
+    if rules.ask_for == "card" and rank != JOKER:
+        card = card_str(card_id(rank, wanted % 4))
+        if card_laid:
+            return f"{card} is already in a catch"
+        if card_held and not rules.ask_for_held_card:
+            return (
+                f"you hold {card} yourself: under these rules you may not ask for a card you hold"
+            )
+    return None
+
+
 class Game:
     """One game of Go Fish.
 
@@ -558,25 +595,21 @@ class Game:
             rank = index // 4
         else:
             rank = index = self._parse_rank_ask(wanted)
-        if target == asker:
-            raise IllegalAsk(f"you cannot ask yourself (seat {asker})")
-        if self._out[target]:
-            raise IllegalAsk(f"seat {target} is out (no cards and the pool is empty)")
-        if not self._sizes[target] and not (self._askable_empty and self._pool):
-            raise IllegalAsk(f"seat {target} holds no cards and cannot be asked")
-        held = self._hands[asker].get(rank)
-        if not held:
-            raise IllegalAsk(
-                f"you hold no {rank_plural(rank)}: you may only ask for a rank you hold"
-            )
-        if self._card_asks and rank != JOKER:
-            if index in self._laid_cards:
-                raise IllegalAsk(f"{card_str(card_id(rank, index % 4))} is already in a catch")
-            if not self.rules.ask_for_held_card and any(card_index(card) == index for card in held):
-                raise IllegalAsk(
-                    f"you hold {card_str(card_id(rank, index % 4))} yourself: under these "
-                    f"rules you may not ask for a card you hold"
-                )
+        held = self._hands[asker].get(rank, ())
+        refused = ask_refusal(
+            self.rules,
+            asker,
+            target,
+            index,
+            target_out=self._out[target],
+            target_size=self._sizes[target],
+            pool_size=len(self._pool),
+            held=len(held),
+            card_laid=self._card_asks and index in self._laid_cards,
+            card_held=self._card_asks and any(card_index(card) == index for card in held),
+        )
+        if refused is not None:
+            raise IllegalAsk(refused)
         return target, index
 
     def _parse_rank_ask(self, wanted: object) -> int:

@@ -514,6 +514,17 @@ def test_rllib_sampling_never_asks_illegally_exploring_or_not():
         algorithm.stop()
 
 
+def test_the_learners_return_per_seat_leaves_out_a_seat_that_finished_no_episode():
+    from gofish_training.rllib_train import learner_return_per_seat
+
+    nan = float("nan")
+    returns = {"learner_0": 4.75, "learner_2": nan, "learner_1": 4.25, "easy_3": 2.0}
+    assert learner_return_per_seat({"agent_episode_returns_mean": returns}) == 4.5
+    only_nan = {"agent_episode_returns_mean": {"learner_0": nan}}
+    assert np.isnan(learner_return_per_seat(only_nan))
+    assert np.isnan(learner_return_per_seat({}))
+
+
 def test_resuming_keeps_the_metrics_rows_up_to_the_checkpoint_and_drops_a_cut_one(tmp_path):
     """A kill in the middle of a row's write leaves a cut row: with all its fields but a
     cut last number, or with a cut iteration (12 cut to "1"). Neither is kept."""

@@ -515,6 +515,41 @@ def test_resuming_a_finished_run_says_so_and_changes_nothing(tmp_path, capsys):
     assert (folder / "model.zip").read_bytes() == before
 
 
+def test_a_finished_run_trained_on_does_not_evaluate_its_last_network_again(tmp_path):
+    train.main([*TINY, "--timesteps", "512", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    report = train.main(["--resume", str(folder), "--timesteps", "1536"])
+    steps = [entry["timesteps"] for entry in report["history"]]
+    assert steps[steps.index(512) :] == [512, 1024, 1536]  # not 514: the same network
+
+
+def test_new_intervals_on_resume_count_from_the_resumed_step(tmp_path, capsys):
+    # They were printed as overrides but kept the old schedule: no point, no checkpoint.
+    never = ["--eval-every", "100000", "--checkpoint-every", "100000"]
+    train.main([*TINY, "--timesteps", "512", *never, "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    every = ["--eval-every", "256", "--checkpoint-every", "512"]
+    report = train.main(["--resume", str(folder), "--timesteps", "1536", *every])
+    assert "overriding --eval-every 256 (was 100000)" in capsys.readouterr().out
+    steps = [entry["timesteps"] for entry in report["history"]]
+    assert steps[steps.index(512) :] == [512, 768, 1024, 1280, 1536]
+    kept = sorted(int(path.stem.split("_")[1]) for path in (folder / "checkpoints").iterdir())
+    assert [step for step in kept if step > 512] == [1024]
+
+
+def test_a_smaller_snapshot_pool_on_resume_drops_the_oldest_snapshots_at_once(tmp_path):
+    selfplay = ["--opponents", "selfplay", "--snapshot-every", "256", "--snapshot-pool", "3"]
+    train.main([*TINY, "--timesteps", "1024", *selfplay, "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    assert len(state_of(folder)["snapshots"]) == 3
+    later = ["--snapshot-every", "100000", "--snapshot-pool", "1"]  # no snapshot taken
+    report = train.main(["--resume", str(folder), "--timesteps", "1280", *later])
+    newest = state_of(folder)["snapshots"]
+    assert len(newest) == 1 and newest[0].endswith("snapshot_1024.zip")
+    specs = [spec for env in report["opponents_at_end"] for spec in env]  # env by seat
+    assert specs and all(spec.count("model:") == 1 for spec in specs)
+
+
 @pytest.mark.slow
 def test_a_finished_run_refuses_new_arguments_and_keeps_its_args_json(tmp_path, capsys):
     """A finished run takes a larger --timesteps alone (it trains on to it, as

@@ -17,12 +17,15 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import position
 from test_properties import ALL_CONFIGS
 from vector_helpers import SplitMixRandom
 
 import gofish_env
 from gofish_env import Game, IllegalAsk, Rules
+from gofish_env.actions import ActionCodec
 from gofish_env.aec_env import DEFAULT_MAX_ASKS, InvalidAction
+from gofish_env.cards import parse_card, parse_rank
 from gofish_env.cpus import ExpertCPU, make_cpu
 from gofish_env.gym_env import INFO_KEYS, GoFishEnv, OpponentError
 from gofish_env.vector import CompiledCPUs, VectorGame
@@ -329,6 +332,98 @@ def test_an_illegal_action_ends_its_episode_or_raises():
         strict.step(actions)
     for array, kept in zip(strict.learners.batch.state, before, strict=True):
         assert np.array_equal(array, kept)
+
+
+REFUSAL_RULES = {
+    "table-3": Rules(players=3),
+    "authors-4": Rules.preset("authors"),
+    "card-asks-3": Rules(players=3, ask_for="card"),
+    "held-card-asks-3": Rules(players=3, ask_for="card", ask_for_held_card=True),
+    "askable-empty-3": Rules(players=3, empty_hand_askable=True, empty_hand_draw="never"),
+    "pairs-jokers-3": Rules.preset("pairs", players=3, jokers=True),
+}
+
+
+@pytest.mark.parametrize("rules", REFUSAL_RULES.values(), ids=REFUSAL_RULES)
+def test_an_illegal_action_is_refused_with_the_python_engines_reason(rules):
+    # The vector env said only "action 1 is not legal now".
+    chooser, reasons = random.Random(1), set()
+    for seed in range(12):
+        game = Game(rules, seed=seed)
+        for _ in range(chooser.randrange(80)):
+            if game.is_over:
+                break
+            game.ask(*chooser.choice(game.legal_asks()))
+        if game.is_over:
+            continue
+        seat = game.current_player
+        env = GoFishVectorEnv(1, rules=rules, seat=seat, illegal_action="raise")
+        _, infos = env.reset(options={"games": [game]})
+        for action in np.flatnonzero(~infos["action_mask"][0]):
+            target, wanted = ActionCodec(rules).to_ask(seat, int(action))
+            with pytest.raises(IllegalAsk) as python:
+                game.ask(target, wanted)
+            with pytest.raises(IllegalAsk) as vector:
+                env.step(np.array([action]))
+            assert str(vector.value).startswith(f"env 0: action {action} (ask seat {target} for ")
+            assert str(vector.value).endswith(f"): {python.value}")
+            reasons.add(str(python.value))
+    assert reasons  # refusals were met
+
+
+@pytest.mark.parametrize(
+    ("rules", "hands", "rest", "ask", "reason"),
+    [
+        (
+            Rules(players=3, empty_hand_draw="never"),
+            ["7H 7C 5S", "", "7D 7S 5C 5D 5H"],
+            "pool",
+            (1, "7"),
+            "seat 1 holds no cards and cannot be asked",
+        ),
+        (
+            Rules(players=3, empty_hand_draw="never"),
+            ["7H 7C 5S", "", "7D 7S 5C 5D 5H"],
+            0,  # the other cards in seat 0's catches: the pool is empty
+            (1, "7"),
+            "seat 1 is out (no cards and the pool is empty)",
+        ),
+        (
+            Rules(players=3, ask_for="card", set_size=2),
+            ["7H QS", "7S KD", "4C"],
+            None,
+            (1, "7C"),
+            "7C is already in a catch",
+        ),
+        (Rules.preset("authors", players=3), None, None, (1, "2C"), "you hold 2C yourself"),
+        (Rules(players=3), None, None, (2, "A"), "you hold no aces"),
+    ],
+    ids=["empty-hand", "out", "laid-card", "held-card", "rank-not-held"],
+)
+def test_each_kind_of_refusal_reads_as_in_the_python_engine(rules, hands, rest, ask, reason):
+    if hands is None:  # a deal where seat 0 moves first, holds the 2C and no ace
+        game = next(
+            game
+            for game in (Game(rules, seed=seed) for seed in range(99))
+            if game.current_player == 0
+            and "2C" in game.hand(0)
+            and not any(card.startswith("A") for card in game.hand(0))
+        )
+    elif rest is None:
+        game = position(hands, catches=[["7"], [], []], rules=rules)
+    else:
+        game = position(hands, rest=rest, rules=rules)
+    with pytest.raises(IllegalAsk, match=re.escape(reason)) as python:
+        game.ask(*ask)
+    env = GoFishVectorEnv(1, rules=rules, seat=game.current_player, illegal_action="raise")
+    env.reset(options={"games": [game]})
+    target, wanted = ask
+    index = parse_card(wanted) if rules.ask_for == "card" else None
+    wanted = 4 * index[0] + index[1] if index else parse_rank(wanted)
+    action = ActionCodec(rules).to_action(game.current_player, target, wanted)
+    with pytest.raises(IllegalAsk) as vector:
+        env.step(np.array([action]))
+    assert str(vector.value).endswith(f"): {python.value}")
 
 
 REWARD_KEYS = ("reward_catch", "reward_catch_points", "reward_tiebreak", "reward_win")
@@ -757,7 +852,9 @@ def test_self_play_refuses_an_illegal_action_and_applies_nothing():
     actions = random_actions(info["action_mask"], np.random.default_rng(1))
     actions[0] = int(np.flatnonzero(~info["action_mask"][0])[0])
     before = env.batch.num_asks
-    with pytest.raises(ValueError, match=r"actions: env 0: action .* is not legal for seat"):
+    seat = int(env.batch.state.current[0])
+    said = rf"^actions: env 0: seat {seat}: action {actions[0]} \(ask seat \d for \w+\): you"
+    with pytest.raises(ValueError, match=said):
         env.step(actions)
     assert np.array_equal(env.batch.num_asks, before)
 

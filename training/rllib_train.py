@@ -355,9 +355,14 @@ class MetricsLog:
 def learner_return_per_seat(runners: dict) -> float:
     """The learner's mean return per seat it held: the mean over its seats (``learner_S``
     agents) of RLlib's mean return of each. (RLlib's return of the learner module sums its
-    seats of a game: with self-play, every catch of the game.)"""
+    seats of a game: with self-play, every catch of the game.) A seat that finished no
+    episode in the iteration (RLlib gives it NaN) is left out; NaN when no seat finished."""
     returns = runners.get("agent_episode_returns_mean", {})
-    seats = [value for agent, value in returns.items() if role_of(agent) == LEARNER]
+    seats = [
+        value
+        for agent, value in returns.items()
+        if role_of(agent) == LEARNER and not math.isnan(value)
+    ]
     return sum(seats) / len(seats) if seats else float("nan")
 
 

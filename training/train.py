@@ -311,6 +311,17 @@ def reopen_run(parser: argparse.ArgumentParser, argv: list[str], folder: Path) -
     check_output(parser, "--resume", folder, directory=True)
     state, model_file = load_run_state(folder)
     changed = [name for name in given if given[name] != saved[name] and name != "progress"]
+    # A new interval counts from here (the saved next steps were placed by the old one); a
+    # smaller pool drops its oldest snapshots now.
+    for name, next_step in (
+        ("eval_every", "next_evaluation"),
+        ("snapshot_every", "next_snapshot"),
+        ("checkpoint_every", "next_checkpoint"),
+    ):
+        if name in changed:
+            setattr(state, next_step, state.timesteps + getattr(args, name))
+    if "snapshot_pool" in changed:
+        state.snapshots = state.snapshots[-args.snapshot_pool :]
     grows = "timesteps" in given and state.first_timesteps + args.timesteps > state.timesteps
     if state.status == "finished" and not grows:
         if changed:  # it would not run with them: refused, and args.json is left as it is
@@ -745,6 +756,8 @@ def train(run: Run, model: MaskablePPO, keeper: RunKeeper, console: Console) -> 
     keeper.trained_steps = model.num_timesteps
     if not state.history or state.history[-1]["timesteps"] != model.num_timesteps:
         evaluation.run()  # the curve's last point: the trained model
+    # Trained on later (a larger --timesteps), the next point falls an interval after it.
+    state.next_evaluation = model.num_timesteps + args.eval_every
     state.status = "trained"
     save_model(model, run.folder / "model.zip", run.rules)
     keeper.save()

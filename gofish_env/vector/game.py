@@ -6,9 +6,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gofish_env.cards import MAX_RANK_POINTS, RANK_POINTS, card_index, card_str
+from gofish_env.cards import (
+    MAX_RANK_POINTS,
+    RANK_NAMES,
+    RANK_POINTS,
+    card_from_index,
+    card_index,
+    card_str,
+)
 from gofish_env.events import Catch
-from gofish_env.game import Game, IllegalAsk
+from gofish_env.game import Game, IllegalAsk, ask_refusal
 from gofish_env.knowledge import PublicKnowledge
 from gofish_env.observation import (
     DEFAULT_HISTORY,
@@ -409,6 +416,33 @@ class VectorGame(NotCopyable):
         masks = np.empty((self.num_games, self.constants.actions), np.bool_)
         views.legal_masks(self.kernel_state, self.kernel_constants, masks)
         return masks
+
+    def refusal(self, game: int, action: int) -> str:
+        """Why ``action`` by the seat to move is not legal now in ``game``, in the Python
+        engine's words (``game.ask_refusal``)."""
+        S, K = self.state, self.constants
+        if not 0 <= action < K.actions:
+            return f"action: got {action}; allowed: 0 to {K.actions - 1}"
+        if S.over[game]:
+            return "the game is over: no more asks"
+        seat = int(S.current[game])
+        offset, wanted = divmod(action, K.ask_count)
+        target = (seat + 1 + offset) % self.rules.players
+        rank = wanted // 4 if K.card_asks else wanted
+        reason = ask_refusal(
+            self.rules,
+            seat,
+            target,
+            wanted,
+            target_out=bool(S.out[game, target]),
+            target_size=int(S.sizes[game, target]),
+            pool_size=int(S.pool_len[game]),
+            held=int(S.counts[game, seat, rank]),
+            card_laid=bool(K.card_asks and S.laid_cards[game, wanted]),
+            card_held=bool(K.card_asks and S.cards[game, seat, wanted]),
+        )
+        name = card_str(card_from_index(wanted)) if K.card_asks else RANK_NAMES[wanted]
+        return f"action {action} (ask seat {target} for {name}): {reason or 'not legal now'}"
 
     def legal_mask_of(self, game: int) -> np.ndarray:
         """One game's ``legal_mask`` row."""

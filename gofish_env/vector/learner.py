@@ -281,7 +281,7 @@ class LearnerBatch(NotCopyable):
         illegal = active & ~legal
         if illegal.any() and illegal_raises:
             game = int(np.flatnonzero(illegal)[0])
-            raise IllegalAsk(f"env {game}: action {int(actions[game])} is not legal now")
+            raise IllegalAsk(f"env {game}: {batch.refusal(game, int(actions[game]))}")
         self.illegal |= illegal
         self.unpaid[active] = False
         go = active & legal

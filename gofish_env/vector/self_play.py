@@ -100,8 +100,9 @@ class SelfPlayVectorEnv(NotCopyable):
         if not legal.all():
             bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(
-                f"actions: env {bad}: action {actions[bad]} is not legal for seat "
-                f"{batch.state.current[bad]} (see info['action_mask']); nothing was applied"
+                f"actions: env {bad}: seat {batch.state.current[bad]}: "
+                f"{batch.refusal(bad, int(actions[bad]))} (see info['action_mask']); nothing "
+                "was applied"
             )
         rewards = self._rewards
         play.apply_and_pay_all(S, K, actions, self.weights, self.scheme.zero_sum, rewards)
