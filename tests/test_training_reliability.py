@@ -323,6 +323,26 @@ def stopped_after_the_first_update(out: Path, monkeypatch, *argv: str) -> Path:
     return folder
 
 
+def test_a_resume_purges_what_tensorboard_logged_past_the_saved_step(tmp_path, monkeypatch):
+    # A killed session logs rollouts the run state never saved; the resume logs the same
+    # steps again. TensorBoard showed both, a line running back on itself.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
+
+    folder = stopped_after_the_first_update(tmp_path, monkeypatch)  # saved at step 256
+    log = next((folder / "tensorboard").iterdir())
+    lost = SummaryWriter(str(log))  # as the killed session wrote past it
+    lost.add_scalar("rollout/ep_rew_mean", 999.0, 512)
+    lost.close()
+    train.main(["--resume", str(folder)])
+    events = EventAccumulator(str(log))
+    events.Reload()
+    points = [(event.step, event.value) for event in events.Scalars("rollout/ep_rew_mean")]
+    steps = [step for step, _ in points]
+    assert steps == sorted(set(steps)) and steps[-1] >= 512
+    assert 999.0 not in [value for _, value in points]
+
+
 @pytest.mark.slow
 def test_a_resumed_run_deals_from_its_seed_and_resumes_and_is_repeatable(tmp_path, monkeypatch):
     """A resume deals new games, seeded from --seed and the number of resumes (not the

@@ -38,6 +38,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
+from torch.utils.tensorboard import SummaryWriter
 
 from gofish_env.agent_files import AgentFileError, check_agent_rules
 from gofish_env.cli import (
@@ -522,6 +523,16 @@ class RunKeeper(BaseCallback):
     def leave_out(self, seconds: float) -> None:
         """Time spent since the keeper was made that is not training (the imitation)."""
         self.start += seconds
+
+    def _on_training_start(self) -> None:
+        # A resumed run logs on from its saved step: TensorBoard drops what an earlier
+        # session logged past it (rollouts that a crash or a kill lost), not two lines.
+        if self.run.resumed:
+            for output in self.model.logger.output_formats:
+                if isinstance(output, TensorBoardOutputFormat):
+                    log_dir = output.writer.log_dir
+                    output.writer.close()
+                    output.writer = SummaryWriter(log_dir, purge_step=self.num_timesteps)
 
     def _on_rollout_start(self) -> None:
         self.trained_steps = self.num_timesteps
