@@ -256,11 +256,9 @@ def check_agent_sizes(path: str | Path, player: Any, rules: Rules) -> None:
     )
     if observed is None or actions is None:
         return
-    base = ObservationLayout(rules, history=0).size
-    per_ask = ObservationLayout(rules, history=1).size - base
-    fits = observed >= base and (observed - base) % per_ask == 0
-    if fits and actions == ActionCodec(rules).size:
+    if history_taking(rules, observed) is not None and actions == ActionCodec(rules).size:
         return
+    base, per_ask = _history_sizes(rules)
     raise AgentFileError(
         f"{path} was made for another table: it takes observations of {observed} numbers "
         f"and chooses among {actions} actions; this table ({rules.players} players under "
@@ -268,6 +266,19 @@ def check_agent_sizes(path: str | Path, player: Any, rules: Rules) -> None:
         f"history ({ObservationLayout(rules).size} with the default {DEFAULT_HISTORY}) and "
         f"{ActionCodec(rules).size} actions"
     )
+
+
+def _history_sizes(rules: Rules) -> tuple[int, int]:
+    """The table's observation size without history, and what each recent ask adds."""
+    base = ObservationLayout(rules, history=0).size
+    return base, ObservationLayout(rules, history=1).size - base
+
+
+def history_taking(rules: Rules, size: int) -> int | None:
+    """The history length whose observation at this table has ``size`` numbers, if any."""
+    base, per_ask = _history_sizes(rules)
+    fits = size >= base and (size - base) % per_ask == 0
+    return (size - base) // per_ask if fits else None
 
 
 def check_history(player: Any, rules: Rules, history: int) -> None:
@@ -279,10 +290,8 @@ def check_history(player: Any, rules: Rules, history: int) -> None:
         size = ObservationLayout(rules, history).size
         if taken is None or int(taken) == size:
             continue
-        base = ObservationLayout(rules, history=0).size
-        per_ask = ObservationLayout(rules, history=1).size - base
-        fits = int(taken) >= base and (int(taken) - base) % per_ask == 0
-        made_for = f"history={(int(taken) - base) // per_ask}" if fits else "another table"
+        made = history_taking(rules, int(taken))
+        made_for = "another table" if made is None else f"history={made}"
         raise ValueError(
             f"it takes observations of {taken} numbers ({made_for}); this table shows {size} "
             f"(history={history}), so it cannot play here"

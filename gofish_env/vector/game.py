@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gofish_env.actions import ActionCodec
 from gofish_env.cards import (
     MAX_RANK_POINTS,
     RANK_NAMES,
@@ -421,13 +422,13 @@ class VectorGame(NotCopyable):
         """Why ``action`` by the seat to move is not legal now in ``game``, in the Python
         engine's words (``game.ask_refusal``)."""
         S, K = self.state, self.constants
-        if not 0 <= action < K.actions:
-            return f"action: got {action}; allowed: 0 to {K.actions - 1}"
         if S.over[game]:
             return "the game is over: no more asks"
         seat = int(S.current[game])
-        offset, wanted = divmod(action, K.ask_count)
-        target = (seat + 1 + offset) % self.rules.players
+        try:
+            target, wanted = ActionCodec(self.rules).to_ask(seat, action)
+        except ValueError as error:  # out of range
+            return str(error)
         rank = wanted // 4 if K.card_asks else wanted
         reason = ask_refusal(
             self.rules,
