@@ -353,6 +353,14 @@ class Game:
         self._check_seat(seat, "seat")
         return sorted(card_index(card) for group in self._hands[seat].values() for card in group)
 
+    def hand_by_arrival(self, seat: int) -> list[int]:
+        """The seat's cards as indices, rank by rank, each rank's cards in the order they
+        came to the hand: with more than four of a rank (two decks), a catch lays the oldest.
+        Private information: for copying a position exactly (``VectorGame.from_games``)."""
+        self._check_seat(seat, "seat")
+        hand = self._hands[seat]
+        return [card_index(card) for rank in sorted(hand) for card in hand[rank]]
+
     def hand_card_counts(self, seat: int) -> list[int]:
         """How many copies of each card index the seat holds: 52 indices, 53 with jokers (the
         names of exact-card asks; with two decks or jokers an index has two copies)."""
@@ -392,6 +400,12 @@ class Game:
         return self._out[seat]
 
     @property
+    def first_to_empty(self) -> int | None:
+        """The first seat whose hand was emptied by laying a catch (who wins under
+        ``winner="first_empty"``); None until then, and under the other ``winner`` rules."""
+        return self._first_to_empty
+
+    @property
     def laid_cards(self) -> frozenset[int]:
         """Card indices (rank * 4 + suit) lying in catches; tracked for exact-card asks."""
         return frozenset(self._laid_cards)
@@ -414,6 +428,11 @@ class Game:
     def pool_cards(self) -> list[str]:
         """The pool, top first. Private information: for tests, replays and debugging."""
         return [card_str(card) for card in reversed(self._pool)]
+
+    def pool_order(self) -> list[int]:
+        """The pool's cards as indices, top first. Private information: for copying a
+        position exactly (``VectorGame.from_games``)."""
+        return [card_index(card) for card in reversed(self._pool)]
 
     def pool_indices(self) -> list[int]:
         """The pool's cards as indices (rank * 4 + suit; the joker 52), sorted: what it

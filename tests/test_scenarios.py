@@ -931,6 +931,7 @@ def test_house_rule_first_to_empty_their_hand_by_laying_a_catch_wins():
     assert events[-2] == Catch(0, SEVEN)
     assert events[-1].reason == "seat 0 emptied their hand by laying a catch"
     assert game.winners == (0,)  # fewer catches than seat 1, but first to empty
+    assert game.first_to_empty == 0
 
 
 def test_house_rule_first_empty_handing_over_your_last_cards_does_not_win():
@@ -939,6 +940,7 @@ def test_house_rule_first_empty_handing_over_your_last_cards_does_not_win():
     game.ask(1, "7")
     assert not game.is_over
     assert game.events[-1] == EmptyHandDraw(1, 1)
+    assert game.first_to_empty is None
 
 
 def test_house_rule_first_empty_laying_the_last_catch_empties_the_hand_and_wins():

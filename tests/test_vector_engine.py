@@ -17,6 +17,7 @@ from test_properties import ALL_CONFIGS, house_rule_configs, preset_configs
 from vector_helpers import Reference, compare, dealt_games, play_both, played_into
 
 from gofish_env import Game, IllegalAsk, Match, Rules
+from gofish_env.cards import parse_card
 from gofish_env.knowledge import KnowledgeTracker
 from gofish_env.vector import CompiledCPUs, VectorGame, views
 
@@ -576,3 +577,21 @@ def test_the_state_kernels_are_handed_keeps_its_arrays_alive_after_the_batch_is_
     engine.deal_games(kernel_state, constants, np.arange(4, dtype=np.int64))  # a new deal
     assert counts().sum() == dealt.sum() and not np.array_equal(counts(), dealt)
     assert cpu_state.arrays[0] is cpu_arrays()
+
+
+def test_a_game_gives_its_cards_in_arrival_order_and_its_pool_in_order():
+    """What ``from_games`` copies, read through ``Game``'s accessors: each rank's cards in
+    the order they came to the hand (a catch lays the oldest), the pool top first."""
+
+    def index(text: str) -> int:
+        card_rank, suit = parse_card(text)
+        return card_rank * 4 + suit
+
+    game = position(["7S 2C", "7H 7D 3C"], pool_top=["4H", "5H"])
+    game.ask(1, "7")  # seat 0 takes seat 1's sevens after its own
+    arrived = [index(card) for card in ["2C", "7S"]]
+    assert game.hand_by_arrival(0)[:2] == arrived
+    assert sorted(game.hand_by_arrival(0)[2:]) == sorted([index("7H"), index("7D")])
+    assert game.pool_order()[:2] == [index("4H"), index("5H")]
+    assert sorted(game.pool_order()) == game.pool_indices()
+    assert len(game.pool_order()) == game.pool_size

@@ -12,7 +12,6 @@ from gofish_env.cards import (
     RANK_NAMES,
     RANK_POINTS,
     card_from_index,
-    card_index,
     card_str,
 )
 from gofish_env.events import Catch
@@ -219,17 +218,17 @@ class VectorGame(NotCopyable):
             S.sizes[g, seat] = game.hand_size(seat)
             for rank in range(K.ranks):
                 S.caught[g, seat, rank] = game.catches(seat).count(rank)
-                if K.card_asks:  # the cards of a rank in the order they arrived
-                    for card in game._hands[seat].get(rank, ()):
-                        S.cards[g, seat, card_index(card)] += 1
-                        S.stamps[g, seat, card_index(card)] = stamp
-                        stamp += 1
+            if K.card_asks:  # the cards of a rank in the order they arrived
+                for index in game.hand_by_arrival(seat):
+                    S.cards[g, seat, index] += 1
+                    S.stamps[g, seat, index] = stamp
+                    stamp += 1
             S.catch_count[g, seat] = len(game.catches(seat))
             S.points[g, seat] = game.tiebreak_points(seat)
             S.out[g, seat] = game.is_out(seat)
             S.winners[g, seat] = seat in game.winners
         S.next_stamp[g] = stamp
-        pool = [card_index(card) for card in game._pool]  # bottom first, top last
+        pool = game.pool_order()[::-1]  # bottom first, top last
         S.pool[g, : len(pool)] = pool
         S.pool_len[g] = len(pool)
         S.num_caught[g] = int(S.catch_count[g].sum())
@@ -237,7 +236,7 @@ class VectorGame(NotCopyable):
             S.laid_cards[g, sorted(game.laid_cards)] = True
         S.over[g] = game.is_over
         S.current[g] = -1 if game.current_player is None else game.current_player
-        S.first_empty[g] = -1 if game._first_to_empty is None else game._first_to_empty
+        S.first_empty[g] = -1 if game.first_to_empty is None else game.first_to_empty
         S.num_asks[g] = game.num_asks
         if self.knowledge:
             self._copy_knowledge(g, game)
