@@ -282,7 +282,7 @@ def test_every_module_with_kernels_holds_ctrl_c_while_numba_compiles():
             "torch",
             "gofish-rllib-train: needs the rllib extra (torch is not installed): pip install "
             "torch==2.13.0 first (its CPU build: --index-url "
-            "https://download.pytorch.org/whl/cpu), then pip install 'gofish-env[train,rllib]'",
+            "https://download.pytorch.org/whl/cpu), then pip install 'gofish-env[rllib]'",
         ),
         (
             "gofish_web:web_cli",

@@ -105,6 +105,43 @@ def test_an_iteration_trains_evaluates_and_saves(tmp_path, runners, learners, ca
     assert 0 < float(row["learner_return_per_seat"]) <= 13 / 4 + 1e-6
 
 
+# Installs only the rllib extra, as far as imports go: the train extra's libraries are
+# hidden in every process of the run (Ray's workers read PYTHONPATH too).
+HIDE_THE_TRAIN_EXTRA = """
+import importlib.abc, importlib.util, sys
+HIDDEN = {"stable_baselines3", "sb3_contrib", "tensorboard", "tqdm"}
+class Hide(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in HIDDEN:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Hide())
+found = importlib.util.find_spec
+importlib.util.find_spec = lambda name, package=None: (
+    None if name.split(".")[0] in HIDDEN else found(name, package)
+)
+"""
+
+
+def test_the_command_trains_with_the_rllib_extra_alone(tmp_path):
+    """``pip install gofish-env[rllib]`` (docs/rllib.md): the command needs none of the SB3
+    side."""
+    (tmp_path / "sitecustomize.py").write_text(HIDE_THE_TRAIN_EXTRA)
+    paths = [str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    code = (
+        "import importlib.util, sys; assert importlib.util.find_spec('stable_baselines3') is None; "
+        "from gofish_training import rllib_train_cli; sys.argv[0] = 'gofish-rllib-train'; "
+        "rllib_train_cli()"
+    )
+    args = [*TINY, "--env-runners", "1", "--out", str(tmp_path / "runs")]
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Trained 1 iterations" in run.stdout
+    assert (run_folder(tmp_path / "runs") / "module").is_dir()
+
+
 def test_a_checkpoint_and_the_exported_module_restore_the_same_actions(tmp_path):
     rllib_train.main([*TINY, "--env-runners", "1", "--out", str(tmp_path)])
     folder = run_folder(tmp_path)

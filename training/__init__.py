@@ -4,7 +4,7 @@ The commands start here, so that one run without the extra it needs says which t
 (this module imports none of it)."""
 
 TRAIN_LIBRARIES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm")
-RLLIB_LIBRARIES = (*TRAIN_LIBRARIES, "ray", "tensorboardX")
+RLLIB_LIBRARIES = ("torch", "ray", "tensorboardX")  # none of the SB3 side
 INSTALL_TORCH = (
     "pip install torch==2.13.0 first (its CPU build: --index-url "
     "https://download.pytorch.org/whl/cpu), then "
@@ -25,7 +25,7 @@ def rllib_train_cli() -> None:
     from gofish_env.cli import launch  # on use: importing the package stays light
     from gofish_training.rllib_args import build_parser
 
-    install = INSTALL_TORCH + "pip install 'gofish-env[train,rllib]'"
+    install = INSTALL_TORCH + "pip install 'gofish-env[rllib]'"
     launch(
         "gofish_training.rllib_train",
         "gofish-rllib-train",
