@@ -366,6 +366,22 @@ def test_a_resumed_run_deals_from_its_seed_and_resumes_and_is_repeatable(tmp_pat
 
 
 @pytest.mark.slow
+def test_tensorboard_keeps_every_evaluation_of_a_finished_run_trained_on(tmp_path):
+    """The first session's final evaluation lies at the step the run resumes from: the
+    resume drops what was logged past that step, not at it."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    train.main([*TINY, "--timesteps", "1024", "--out", str(tmp_path)])
+    folder = run_folder(tmp_path)
+    report = train.main(["--resume", str(folder), "--timesteps", "1536"])
+    events = EventAccumulator(str(next((folder / "tensorboard").iterdir())))
+    events.Reload()
+    logged = [event.step for event in events.Scalars("eval/win_rate_vs_random")]
+    evaluated = [entry["timesteps"] for entry in report["history"]]
+    assert 1024 in evaluated
+    assert logged == evaluated
+
+
 def test_a_selfplay_run_with_a_relative_out_resumes_from_elsewhere_after_a_move(
     tmp_path, monkeypatch
 ):

@@ -526,13 +526,14 @@ class RunKeeper(BaseCallback):
 
     def _on_training_start(self) -> None:
         # A resumed run logs on from its saved step: TensorBoard drops what an earlier
-        # session logged past it (rollouts that a crash or a kill lost), not two lines.
+        # session logged past it (rollouts that a crash or a kill lost), not two lines. What
+        # was logged at the saved step stays (purge_step drops that step and later ones).
         if self.run.resumed:
             for output in self.model.logger.output_formats:
                 if isinstance(output, TensorBoardOutputFormat):
                     log_dir = output.writer.log_dir
                     output.writer.close()
-                    output.writer = SummaryWriter(log_dir, purge_step=self.num_timesteps)
+                    output.writer = SummaryWriter(log_dir, purge_step=self.num_timesteps + 1)
 
     def _on_rollout_start(self) -> None:
         self.trained_steps = self.num_timesteps
