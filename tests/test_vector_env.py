@@ -305,6 +305,49 @@ def test_same_step_final_info_holds_the_ended_envs_only_as_gymnasiums_own_vector
             assert infos["final_obs"][row] is None
 
 
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_max_episode_steps_truncates_each_episode_as_gymnasiums_time_limit(mode):
+    """``make_vec(..., max_episode_steps=K)`` (Gymnasium passes it to the vector entry
+    point): the same steps as ``TimeLimit`` over ``GoFishEnv`` in a ``SyncVectorEnv``, and
+    each later episode is cut at K steps of its own."""
+    rules, limit = Rules(players=3), 4
+    games = starting_games(rules, 3, seed=5)
+    kwargs = {"rules": rules, "seat": 0, "opponents": lowest, "max_episode_steps": limit}
+    vector = gym.make_vec("GoFish-v0", num_envs=3, autoreset_mode=mode, **kwargs)
+    _, infos = vector.reset(options={"games": [copy.deepcopy(game) for game in games]})
+    sync = gym.make_vec(
+        "GoFish-v0",
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode[mode.upper()]},
+        **kwargs,
+    )
+    sync.reset(seed=0)
+    for env, game in zip(sync.envs, games, strict=True):
+        env.reset(options={"game": copy.deepcopy(game)})
+    for _ in range(limit):
+        actions = np.array([lowest(None, mask) for mask in infos["action_mask"]])
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        theirs = sync.step(actions)
+        for ours, expected in zip((rewards, terminated, truncated), theirs[1:4], strict=True):
+            assert np.array_equal(ours, expected)
+        if mode == "same_step" and truncated.any():  # the next episodes are other deals
+            observations, theirs = np.stack(infos["final_obs"]), np.stack(theirs[4]["final_obs"])
+        else:
+            theirs = theirs[0]
+        assert np.array_equal(observations, theirs)
+    assert truncated.all() and not terminated.any()
+    steps = 0
+    while True:  # the next episodes: cut at K steps again (next_step: after the reset step)
+        actions = np.array([lowest(None, mask) for mask in infos["action_mask"]])
+        _, _, terminated, truncated, infos = vector.step(actions)
+        steps += 1
+        if truncated.any():
+            break
+    assert truncated.all() and not terminated.any()
+    assert steps == (limit + 1 if mode == "next_step" else limit)
+
+
 def test_disabled_autoreset_waits_for_a_partial_reset():
     env = GoFishVectorEnv(2, players=2, opponents="random", autoreset_mode="disabled")
     _, infos = env.reset(seed=3)
@@ -558,6 +601,8 @@ def test_new_opponents_sit_down_at_the_next_deal_and_games_in_play_keep_theirs()
         ({"illegal_reward": float("inf")}, "illegal_reward: got inf; allowed: a finite number"),
         ({"rules": "chess"}, "rules: unknown preset 'chess'; allowed: table"),
         ({"max_asks": 0}, "max_asks: got 0; allowed: an integer >= 1"),
+        ({"max_episode_steps": 0}, "max_episode_steps: got 0; allowed: an integer >= 1, or None"),
+        ({"max_episode_steps": 2.5}, "max_episode_steps: got 2.5; allowed: an integer >= 1"),
         ({"seat": 3, "max_asks": 3}, "max_asks: got 3; with 4 players, the learner at seat 3"),
         ({"seat": "random", "max_asks": 2}, "max_asks: got 2; .* at least 4"),
         ({"reward": "gold"}, "reward: unknown scheme 'gold'"),

@@ -6,11 +6,16 @@ from __future__ import annotations
 import copy
 import pickle
 import re
+import warnings
 
 import numpy as np
 import pytest
+from gymnasium.wrappers import TimeLimit
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import VecNormalize
 from test_vec_env import assert_same, play
 
 from gofish_env import Rules
@@ -50,6 +55,20 @@ def test_same_seed_same_steps_and_episode_ends_are_reported():
             assert info["episode"]["l"] > 0 and "TimeLimit.truncated" in info
             assert info["terminal_observation"].shape == (venv.observation_space.shape[0],)
             assert venv.reset_infos[index]["action_mask"].any()
+
+
+def test_sb3s_evaluation_reads_its_episodes_as_a_monitors_raw_returns():
+    """Each env reports its episodes as in a Monitor: ``evaluate_policy`` counts their raw
+    returns (whole catches here), even behind a ``VecNormalize``, and does not warn."""
+    venv = VecNormalize(VectorVecEnv(2, Rules(players=3), opponents="random"), gamma=0.995)
+    assert venv.env_is_wrapped(Monitor) == [True, True]
+    assert venv.env_is_wrapped(TimeLimit) == [False, False]
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", "Evaluation environment is not wrapped with a ``Monitor``")
+        returns, _ = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True)
+    assert len(returns) == 4
+    assert all(float(value).is_integer() for value in returns)  # catches, not normalized
 
 
 def test_the_rules_compiled_in_change_no_step():

@@ -24,6 +24,7 @@ from multiprocessing.process import BaseProcess
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv, VecEnvWrapper
 
 ERROR_KEY = "env_error"
@@ -257,7 +258,8 @@ class VectorVecEnv(VecEnv):
     Each environment is a ``GoFishEnv`` (``seat``, ``opponents``, ``reward`` and
     ``illegal_reward`` as there); an episode's end resets it in the same step, with
     ``info["terminal_observation"]``, ``info["TimeLimit.truncated"]`` and, as SB3's
-    ``Monitor`` adds them, ``info["episode"]``. ``env_method("action_masks")`` gives the
+    ``Monitor`` adds them, ``info["episode"]`` (so ``env_is_wrapped(Monitor)`` is True, and
+    SB3's ``evaluate_policy`` counts raw returns). ``env_method("action_masks")`` gives the
     masks MaskablePPO reads; ``env_method("set_opponents", spec)`` replaces the opponents
     (self-play snapshots). An error inside raises ``EnvFailure`` naming the environment.
     ``compile_rules=True`` compiles the rules into the engine (``VectorGame``'s option).
@@ -440,7 +442,9 @@ class VectorVecEnv(VecEnv):
         raise AttributeError(f"VectorVecEnv cannot set {attr_name!r}; use env_method")
 
     def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False] * len(self._get_indices(indices))
+        # Each env reports its episodes as one in SB3's Monitor does (info["episode"]): for
+        # SB3's evaluate_policy, a Monitor, which counts raw returns behind a VecNormalize.
+        return [issubclass(Monitor, wrapper_class)] * len(self._get_indices(indices))
 
     def close(self) -> None:
         pass

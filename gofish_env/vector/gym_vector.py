@@ -14,6 +14,10 @@ action and returns reward 0 and the new episode's first observation, mask and in
 and info, with the last ones in ``info["final_obs"]`` and ``info["final_info"]``;
 ``"disabled"``: a finished sub-env waits for ``reset(options={"reset_mask": ...})``.
 
+``max_episode_steps`` (``gymnasium.make_vec`` passes it on, as to Gymnasium's own vector
+envs): each sub-env's episode is truncated at that many of its steps, as Gymnasium's
+``TimeLimit`` truncates a ``GoFishEnv`` made with it.
+
 ``compile_rules=True``: the rules compiled into the engine's kernels (``VectorGame``'s
 option): the same games, 14% to 46% more steps a second (docs/performance.md), for a
 compile of a minute or two the first time a rule set is used (numba keeps it in its cache).
@@ -72,8 +76,18 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
         render_mode: str | None = None,
         autoreset_mode: str | AutoresetMode = "next_step",
         compile_rules: bool = False,
+        max_episode_steps: int | None = None,
     ):
         rules = Rules.resolve(players, rules)
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool)
+            or not isinstance(max_episode_steps, int | np.integer)
+            or max_episode_steps < 1
+        ):
+            raise ValueError(
+                f"max_episode_steps: got {max_episode_steps!r}; allowed: an integer >= 1, or "
+                f"None (no limit but max_asks)"
+            )
         if render_mode is not None:
             raise ValueError(
                 f"render_mode: got {render_mode!r}; allowed: None (the vector env does not "
@@ -101,6 +115,8 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self._elapsed = np.zeros(self.num_envs, np.int64)  # each episode's steps, as TimeLimit
         self._ready = False
         self._failure = "step() called before reset()"
 
@@ -151,6 +167,7 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
         self._failure = "reset() did not complete"
         self.learners.start(games, positions)
         self._autoreset[mask] = False
+        self._elapsed[mask] = 0
         self._ready = True
         return self.learners.observations(), self._infos()
 
@@ -205,6 +222,9 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
         illegal = learners.act(actions, active, self.illegal_action == "raise")
         terminated = learners.terminated() & active
         truncated = learners.truncated() & active
+        self._elapsed[active] += 1
+        if self.max_episode_steps is not None:  # as TimeLimit: terminated or not
+            truncated |= active & (self._elapsed >= self.max_episode_steps)
         rewards = np.where(illegal, self.illegal_reward, learners.rewards)
         rewards[~active] = 0.0
         observations = learners.observations()
@@ -215,6 +235,7 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
         if restarting is not None and restarting.any():
             games = np.flatnonzero(restarting)
             learners.start(games)
+            self._elapsed[games] = 0
             observations[games] = learners.observations(games)
             self._merge(infos, self._infos(), restarting)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
@@ -231,6 +252,7 @@ class GoFishVectorEnv(NotCopyable, gym.vector.VectorEnv):
                     final_info[f"_{key}"] = done.copy()
             games = np.flatnonzero(done)
             learners.start(games)
+            self._elapsed[games] = 0
             observations[games] = learners.observations(games)
             self._merge(infos, self._infos(), done)
             infos["final_obs"], infos["_final_obs"] = final_obs, done.copy()
