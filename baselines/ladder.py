@@ -363,6 +363,7 @@ def main(argv: Sequence[str] | None = None) -> list[PairResult]:
         help="folder to keep each pair's games in as they are played (pP-STRONG-WEAK.jsonl): "
         "the same command stopped midway goes on from them (default: none kept)",
     )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
     # line: what was kept and how to go on.
@@ -407,7 +408,7 @@ def _checked_run(
         args.seed,
         players,
         levels,
-        True,
+        not args.no_progress,
         args.workers,
         args.engine,
         args.keep,

@@ -154,3 +154,18 @@ def test_evaluate_prints_a_model_path_with_brackets_as_typed(agents, tmp_path, c
     printed = "".join(capsys.readouterr().out.split())  # the title may wrap
     assert f"{model}(tablerules)" in printed  # not read as rich markup
     assert json.loads(out.read_text())[0]["win_rate_ci"] is None  # one deal: no interval
+
+
+@pytest.mark.torch  # the saved agents
+@pytest.mark.parametrize(("flags", "shown"), [([], True), (["--no-progress"], False)])
+def test_evaluate_shows_its_progress_bar_unless_told_not_to(agents, monkeypatch, flags, shown):
+    bars = []
+    real = evaluate.progress_bar
+
+    def recorded(progress, *args, **kwargs):
+        bars.append(progress)
+        return real(progress, *args, **kwargs)
+
+    monkeypatch.setattr(evaluate, "progress_bar", recorded)
+    evaluate.main([agents["recorded"], "--cpus", "random", "--deals", "1", *flags])
+    assert bars == [shown]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from gofish_baselines import ladder
 from gofish_baselines.ladder import LADDER, measure, run_ladder
 from gofish_env.cpus import CPU_LEVELS
 
@@ -107,3 +108,17 @@ def test_one_deal_shows_no_interval_rather_than_zero_to_one(tmp_path, capsys):
     assert [cell.strip() for cell in row.split("│")][5:8] == [f"{result.score:.3f}", "-", "0.500"]
     assert f"| 1 (2) | {result.score:.3f} | - | 0.500 | NO |" in page.read_text()
     assert page.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("flags", "shown"), [([], True), (["--no-progress"], False)])
+def test_the_ladder_shows_its_progress_bar_unless_told_not_to(monkeypatch, flags, shown):
+    bars = []
+    real = ladder.progress_bar
+
+    def recorded(progress, *args, **kwargs):
+        bars.append(progress)
+        return real(progress, *args, **kwargs)
+
+    monkeypatch.setattr(ladder, "progress_bar", recorded)
+    ladder.main(["--levels", "random,easy", "--players", "2", "--games", "2", *flags])
+    assert bars == [shown]

@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> list[LevelResult]:
         help="folder to keep the games in as they are played (LEVEL.jsonl): the same command "
         "stopped midway goes on from them (default: none kept)",
     )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     # Ctrl-C, and SIGTERM alike (exit status 143), stops the command at any point with one
     # line: what was kept and how to go on.
@@ -230,7 +231,7 @@ def _checked_run(
         rules,
         args.deals,
         args.seed,
-        True,
+        not args.no_progress,
         args.replays,
         args.keep,
         say=lambda message: print(message, file=sys.stderr),
