@@ -220,3 +220,16 @@ def ctrl_c_reaches_it() -> None:
     started from a background shell (as CI runs the tests) inherits SIGINT ignored, and
     Python then sets no KeyboardInterrupt handler; a terminal gives it the default."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def recorded_progress_bars(monkeypatch, module) -> list:
+    """The ``progress`` argument of each ``progress_bar`` that ``module`` opens from now on."""
+    bars = []
+    real = module.progress_bar
+
+    def recorded(progress, *args, **kwargs):
+        bars.append(progress)
+        return real(progress, *args, **kwargs)
+
+    monkeypatch.setattr(module, "progress_bar", recorded)
+    return bars

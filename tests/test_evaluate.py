@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import usage_error
+from helpers import recorded_progress_bars, usage_error
 from rich.console import Console
 
 from gofish_training import evaluate
@@ -159,13 +159,6 @@ def test_evaluate_prints_a_model_path_with_brackets_as_typed(agents, tmp_path, c
 @pytest.mark.torch  # the saved agents
 @pytest.mark.parametrize(("flags", "shown"), [([], True), (["--no-progress"], False)])
 def test_evaluate_shows_its_progress_bar_unless_told_not_to(agents, monkeypatch, flags, shown):
-    bars = []
-    real = evaluate.progress_bar
-
-    def recorded(progress, *args, **kwargs):
-        bars.append(progress)
-        return real(progress, *args, **kwargs)
-
-    monkeypatch.setattr(evaluate, "progress_bar", recorded)
+    bars = recorded_progress_bars(monkeypatch, evaluate)
     evaluate.main([agents["recorded"], "--cpus", "random", "--deals", "1", *flags])
     assert bars == [shown]

@@ -5,6 +5,7 @@ command line's checks are in tests/test_cli.py)."""
 from __future__ import annotations
 
 import pytest
+from helpers import recorded_progress_bars
 
 from gofish_baselines import ladder
 from gofish_baselines.ladder import LADDER, measure, run_ladder
@@ -112,13 +113,6 @@ def test_one_deal_shows_no_interval_rather_than_zero_to_one(tmp_path, capsys):
 
 @pytest.mark.parametrize(("flags", "shown"), [([], True), (["--no-progress"], False)])
 def test_the_ladder_shows_its_progress_bar_unless_told_not_to(monkeypatch, flags, shown):
-    bars = []
-    real = ladder.progress_bar
-
-    def recorded(progress, *args, **kwargs):
-        bars.append(progress)
-        return real(progress, *args, **kwargs)
-
-    monkeypatch.setattr(ladder, "progress_bar", recorded)
+    bars = recorded_progress_bars(monkeypatch, ladder)
     ladder.main(["--levels", "random,easy", "--players", "2", "--games", "2", *flags])
     assert bars == [shown]
