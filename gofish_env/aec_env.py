@@ -17,7 +17,7 @@ from gofish_env.actions import ActionCodec
 from gofish_env.events import Ask, Deal
 from gofish_env.game import Game
 from gofish_env.knowledge import KnowledgeTracker
-from gofish_env.match import new_game
+from gofish_env.match import Match, new_game
 from gofish_env.observation import (
     DEFAULT_HISTORY,
     ObservationEncoder,
@@ -376,7 +376,8 @@ class raw_env(AECEnv):
             for info in self.infos.values():
                 info["winners"] = winners.copy()
             self.terminations = dict.fromkeys(self.agents, True)
-        elif game.num_asks >= self.max_asks:
+        elif (game.game if isinstance(game, Match) else game).num_asks >= self.max_asks:
+            # A match's cap is each game's, as a single game's: a whole match may ask more.
             self.truncations = dict.fromkeys(self.agents, True)
 
     def _seat_info(self, catches: int, points: int, parts: dict[str, float]) -> dict:

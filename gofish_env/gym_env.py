@@ -173,10 +173,11 @@ turn. Catches laid at the deal are paid with the first step.
 
 Terminated when the game ends, or when an illegal action ends it with ``illegal_reward``
 (``illegal_action="terminate"``; ``"raise"`` raises ``IllegalAsk`` and changes nothing).
-Truncated after ``max_asks`` asks in all (default {max_asks}). Something that is not an
-action (a float, a string, a bool, None, a number outside the space) raises
-``InvalidAction`` (a ``ValueError``) in either mode; an opponent that fails raises
-``OpponentError`` naming it and its seat, and the env is left as it was before the step.
+Truncated after ``max_asks`` asks in a game (default {max_asks}; in a match, in one of
+its games). Something that is not an action (a float, a string, a bool, None, a number
+outside the space) raises ``InvalidAction`` (a ``ValueError``) in either mode; an opponent
+that fails raises ``OpponentError`` naming it and its seat, and the env is left as it was
+before the step.
 
 ## Info
 

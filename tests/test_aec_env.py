@@ -766,6 +766,32 @@ def test_match_play_pays_the_win_once_for_the_match_not_for_each_game():
     assert paid == {agent: expected.get(agent, 0.0) for agent in env.possible_agents}
 
 
+def test_match_play_caps_the_asks_of_each_game_not_of_the_whole_match():
+    # Random play: each game here takes well under 200 asks, the match far more.
+    env = gofish_env.raw_env(rules=Rules(players=3, match_target=40), max_asks=200)
+    env.reset(seed=4)
+    chooser = random.Random(4)
+    while env.agents and not any(env.truncations.values()):
+        if env.terminations[env.agent_selection]:
+            env.step(None)
+            continue
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(chooser.choice(np.flatnonzero(mask).tolist()))
+    match = env.game
+    assert match.is_over and not any(env.truncations.values())
+    assert max(game.num_asks for game in match.games) < 200 < match.num_asks
+
+
+def test_match_play_is_truncated_by_a_game_that_makes_max_asks_asks():
+    env = gofish_env.raw_env(rules=Rules(players=3, match_target=40), max_asks=5)
+    env.reset(seed=4)
+    chooser = random.Random(4)
+    while not any(env.truncations.values()):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(chooser.choice(np.flatnonzero(mask).tolist()))
+    assert env.game.games_played == 0 and env.game.game.num_asks == 5
+
+
 def test_match_play_infos_tell_the_game_in_play_after_a_game_ends_without_a_catch():
     # Under "hand_or_pool_empty" a game often ends on a step that lays no catch.
     rules = Rules(players=3, match_target=25, game_end="hand_or_pool_empty")
